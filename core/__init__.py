@@ -1,0 +1,49 @@
+"""sitemapkit: correct, deterministic Sitemaps (sitemaps.org 0.9) for static sites.
+
+The core is generator-free: adapters (``sitemapkit.plugins.mkdocs``, ``.pelican``,
+``.sphinx``) and the command line translate their inputs into :class:`Options` and
+:class:`Page` and call :func:`build_site`, which returns a :class:`Report`.
+"""
+
+from __future__ import annotations
+
+from .errors import ConfigError, OutputError, SitemapkitError, UrlError
+from .lastmod import LastmodResult, resolve_lastmods
+from .site import build_site
+from .model import (
+    CHANGEFREQ_VALUES,
+    DEFAULT_MAX_BYTES,
+    MAX_BYTES_CEILING,
+    MAX_LOC_LENGTH,
+    MAX_SITEMAPS_PER_INDEX,
+    MAX_URLS_PER_SITEMAP,
+    Excluded,
+    Notice,
+    Options,
+    Page,
+    Report,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CHANGEFREQ_VALUES",
+    "DEFAULT_MAX_BYTES",
+    "MAX_BYTES_CEILING",
+    "MAX_LOC_LENGTH",
+    "MAX_SITEMAPS_PER_INDEX",
+    "MAX_URLS_PER_SITEMAP",
+    "ConfigError",
+    "Excluded",
+    "LastmodResult",
+    "Notice",
+    "Options",
+    "OutputError",
+    "Page",
+    "Report",
+    "SitemapkitError",
+    "UrlError",
+    "__version__",
+    "build_site",
+    "resolve_lastmods",
+]

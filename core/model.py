@@ -1,0 +1,287 @@
+"""The data sitemapkit works on: the protocol's limits, one options object, pages.
+
+Every adapter translates its tool's settings into :class:`Options` and its pages
+into :class:`Page`; nothing else crosses from an adapter into the core.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, Union
+from urllib.parse import urlsplit
+
+from .errors import ConfigError
+
+# sitemaps.org/protocol.html, "Sitemap file location" and "Using Sitemap index files":
+# "Each Sitemap file that you provide must have no more than 50,000 URLs".
+MAX_URLS_PER_SITEMAP = 50_000
+
+# sitemaps.org/protocol.html, as the project was specified from it: "and must be no
+# larger than 10MB (10,485,760 bytes)". Every crawler accepts this figure.
+DEFAULT_MAX_BYTES = 10_485_760
+
+# sitemaps.org/protocol.html since November 2016: "must be no larger than 50MB
+# (52,428,800 bytes)". Nothing above this is accepted.
+MAX_BYTES_CEILING = 52_428_800
+
+# sitemaps.org/protocol.html, "Using Sitemap index files": "Sitemap index files may
+# not list more than 50,000 Sitemaps and must be no larger than 50MB".
+MAX_SITEMAPS_PER_INDEX = 50_000
+
+# sitemaps.org/protocol.html, <loc>: "This value must be less than 2,048 characters."
+MAX_LOC_LENGTH = 2_047
+
+# sitemaps.org/protocol.html, <changefreq>: "Valid values are: always hourly daily
+# weekly monthly yearly never".
+CHANGEFREQ_VALUES = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
+
+LASTMOD_SOURCES = ("auto", "git", "mtime", "none")
+OUTPUT_FORMATS = ("xml", "txt")
+
+Lastmod = Union[dt.date, dt.datetime, str, None]
+
+_FILENAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+
+
+def _check_filename(option: str, name: str, suffixes: tuple[str, ...]) -> None:
+    if not isinstance(name, str) or "/" in name or "\\" in name or ".." in name:
+        raise ConfigError(option, f"{name!r} must be a plain file name (no folders, no '..')")
+    if not _FILENAME.match(name) or not name.endswith(suffixes):
+        raise ConfigError(option, f"{name!r} must be a file name ending in {' or '.join(suffixes)}")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Options:
+    """Everything a user can set. The same names in every adapter.
+
+    MkDocs: ``plugins: [sitemapkit: {NAME: value}]``; Pelican: ``SITEMAPKIT = {"NAME":
+    value}``; Sphinx: ``sitemapkit_NAME = value``. The base URL comes from the host
+    tool's own setting (``site_url``, ``SITEURL``, ``html_baseurl``).
+    """
+
+    #: Absolute http(s) URL of the folder the sitemap is published in.
+    base_url: str
+    #: Name of the entry point file at the output root.
+    filename: str = "sitemap.xml"
+    #: ``xml`` (the default) or ``txt``, the protocol's plain-text form.
+    format: Literal["xml", "txt"] = "xml"
+    #: Write shards as ``.xml.gz`` (the entry point itself stays uncompressed).
+    gzip: bool = False
+    #: Also write a gzip copy of the entry point as ``<filename>.gz`` (for a name
+    #: already submitted to search consoles, such as MkDocs' ``sitemap.xml.gz``).
+    gzip_copy: bool = False
+    #: Most URLs in one sitemap file.
+    max_urls: int = MAX_URLS_PER_SITEMAP
+    #: Most uncompressed bytes in one sitemap or index file.
+    max_bytes: int = DEFAULT_MAX_BYTES
+    #: Most sitemaps one index file lists.
+    max_sitemaps: int = MAX_SITEMAPS_PER_INDEX
+    #: Written on every URL when set; crawlers ignore it, so it is off by default.
+    changefreq: str | None = None
+    #: Written on every URL when set (0.0 to 1.0); off by default for the same reason.
+    priority: float | None = None
+    #: Where page dates come from: ``auto`` (git in a work tree, else mtime), ``git``,
+    #: ``mtime`` or ``none``. A page's own front-matter date always wins.
+    lastmod: Literal["auto", "git", "mtime", "none"] = "auto"
+    #: Glob patterns (``fnmatch``) matched against each URL's path below ``base_url``.
+    exclude: tuple[str, ...] = ()
+    #: Write the ``Sitemap:`` line into robots.txt. ``None`` (the default): only when
+    #: ``base_url`` is a host root, the one place crawlers read robots.txt from.
+    robots_txt: bool | None = None
+    #: Add the ``xsi:schemaLocation`` header the protocol shows for validation.
+    schema_location: bool = False
+    #: Write an XSL stylesheet beside the sitemaps so browsers show a table.
+    stylesheet: bool = False
+    #: Leave out pages whose robots meta says ``noindex``.
+    check_noindex: bool = True
+    #: Leave out pages whose ``<link rel="canonical">`` names another URL.
+    check_canonical: bool = True
+    #: Leave out meta-refresh redirect stubs.
+    check_redirects: bool = True
+    #: Leave out URLs the site's own robots.txt disallows for ``User-agent: *``.
+    check_robots_rules: bool = True
+    #: hreflang of the version also announced as ``x-default`` in alternates groups.
+    x_default: str | None = None
+    #: Also write the build report (every excluded URL and why) to this file name
+    #: in the output folder.
+    report_file: str | None = None
+    #: List every excluded URL with its reason in the log, not only the counts.
+    verbose: bool = False
+
+    def __post_init__(self) -> None:
+        base = self.base_url
+        if not isinstance(base, str) or not base.strip():
+            raise ConfigError("base_url", "is not set; it must be the site's absolute http(s) URL")
+        parts = urlsplit(base.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError("base_url", f"{base!r} is not an absolute http(s) URL with a host")
+        if parts.query or parts.fragment:
+            raise ConfigError("base_url", f"{base!r} must not have a query or fragment")
+        if any(ord(c) < 0x21 or ord(c) == 0x7F for c in base.strip()):
+            raise ConfigError("base_url", f"{base!r} contains spaces or control characters")
+        if self.format not in OUTPUT_FORMATS:
+            raise ConfigError("format", f"{self.format!r} is not one of {', '.join(OUTPUT_FORMATS)}")
+        default_name = "sitemap.xml" if self.format == "xml" else "sitemap.txt"
+        if self.format == "txt" and self.filename == "sitemap.xml":
+            object.__setattr__(self, "filename", default_name)
+        _check_filename("filename", self.filename, (".xml",) if self.format == "xml" else (".txt",))
+        for name in ("max_urls", "max_sitemaps"):
+            value = getattr(self, name)
+            if not _is_int(value) or not 1 <= value <= MAX_URLS_PER_SITEMAP:
+                raise ConfigError(name, f"{value!r} must be a whole number from 1 to {MAX_URLS_PER_SITEMAP:,}")
+        if not _is_int(self.max_bytes) or not 1_024 <= self.max_bytes <= MAX_BYTES_CEILING:
+            raise ConfigError(
+                "max_bytes",
+                f"{self.max_bytes!r} must be a whole number from 1,024 to {MAX_BYTES_CEILING:,} "
+                "(50 MiB, the protocol's ceiling)",
+            )
+        if self.changefreq is not None and self.changefreq not in CHANGEFREQ_VALUES:
+            raise ConfigError("changefreq", f"{self.changefreq!r} is not one of {', '.join(CHANGEFREQ_VALUES)}")
+        if self.priority is not None and (
+            isinstance(self.priority, bool)
+            or not isinstance(self.priority, (int, float))
+            or not 0.0 <= self.priority <= 1.0
+        ):
+            raise ConfigError("priority", f"{self.priority!r} must be a number from 0.0 to 1.0")
+        if self.lastmod not in LASTMOD_SOURCES:
+            raise ConfigError("lastmod", f"{self.lastmod!r} is not one of {', '.join(LASTMOD_SOURCES)}")
+        if isinstance(self.exclude, str) or not all(isinstance(p, str) for p in self.exclude):
+            raise ConfigError("exclude", f"{self.exclude!r} must be a list of glob patterns")
+        object.__setattr__(self, "exclude", tuple(self.exclude))
+        for name in (
+            "gzip", "gzip_copy", "schema_location", "stylesheet", "check_noindex", "check_canonical",
+            "check_redirects", "check_robots_rules", "verbose",
+        ):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(name, f"{getattr(self, name)!r} must be true or false")
+        if self.robots_txt is not None and not isinstance(self.robots_txt, bool):
+            raise ConfigError("robots_txt", f"{self.robots_txt!r} must be true, false or unset")
+        if self.x_default is not None and not isinstance(self.x_default, str):
+            raise ConfigError("x_default", f"{self.x_default!r} must be a language code")
+        if self.report_file is not None:
+            _check_filename("report_file", self.report_file, (".txt", ".json"))
+
+    @property
+    def base_path(self) -> str:
+        """The path of ``base_url``, always ending in ``/``."""
+        path = urlsplit(self.base_url.strip()).path or "/"
+        return path if path.endswith("/") else path + "/"
+
+    @property
+    def at_host_root(self) -> bool:
+        """Whether ``base_url`` is the host root, where crawlers read robots.txt."""
+        return self.base_path == "/"
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def from_mapping(cls, settings: Mapping[str, Any], *, base_url: str) -> Options:
+        """Options from a user's mapping of option names, as adapters receive them.
+
+        Unknown names raise :class:`ConfigError` naming the key; ``base_url`` comes
+        from the host tool's own setting, never from the mapping.
+        """
+        known = set(cls.field_names()) - {"base_url"}
+        for key in settings:
+            if key not in known:
+                raise ConfigError(str(key), f"is not a sitemapkit option (known: {', '.join(sorted(known))})")
+        values = dict(settings)
+        if "exclude" in values and isinstance(values["exclude"], list):
+            values["exclude"] = tuple(values["exclude"])
+        return cls(base_url=base_url, **values)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Page:
+    """One page of the site, as an adapter hands it to the core.
+
+    ``loc`` is an absolute URL or a path relative to ``base_url`` (``guide/``,
+    ``a b/ü.html``): the core encodes and scopes it. The other fields are optional.
+    """
+
+    loc: str
+    #: A front-matter or metadata date; it always wins over git and file times.
+    lastmod: Lastmod = None
+    #: The source file whose git or file time is the page's lastmod.
+    source: Path | None = None
+    #: The HTML file the build wrote, read (head only) for noindex, canonical and
+    #: redirect checks.
+    output: Path | None = None
+    #: ``loc`` values of the pages this page lists (tag, category, index pages): its
+    #: lastmod is the newest of theirs.
+    members: tuple[str, ...] = ()
+    #: Language of this version, for hreflang alternates.
+    hreflang: str | None = None
+    #: Pages with the same ``translation_key`` are versions of one another.
+    translation_key: str | None = None
+    #: Resolved alternates, ``(hreflang, loc)`` pairs; the core fills these from
+    #: ``hreflang`` and ``translation_key``.
+    alternates: tuple[tuple[str, str], ...] = ()
+    changefreq: str | None = None
+    priority: float | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Notice:
+    """A warning for the user. ``code`` lets host tools filter it (Sphinx
+    ``suppress_warnings = ["sitemapkit.<code>"]``)."""
+
+    code: str
+    message: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Excluded:
+    """A page left out of the sitemap, and why (``exclude``, ``noindex``,
+    ``canonical``, ``redirect``, ``robots.txt``, ``scope``, ``too long``...)."""
+
+    loc: str
+    reason: str
+
+
+@dataclasses.dataclass
+class Report:
+    """What one build wrote and left out; every adapter prints :meth:`summary`."""
+
+    urls: int = 0
+    files: list[str] = dataclasses.field(default_factory=list)
+    excluded: list[Excluded] = dataclasses.field(default_factory=list)
+    notices: list[Notice] = dataclasses.field(default_factory=list)
+    #: Things to tell the user that are not warnings (they must not fail strict
+    #: builds), such as the robots.txt line to add at the host root.
+    advice: list[str] = dataclasses.field(default_factory=list)
+
+    def excluded_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for item in self.excluded:
+            counts[item.reason] = counts.get(item.reason, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def summary(self) -> str:
+        """One line: URLs written, files, excluded counts by reason."""
+        line = f"sitemapkit: {self.urls:,} URLs in {len(self.files)} file{'s' if len(self.files) != 1 else ''}"
+        if self.files:
+            line += f" ({', '.join(self.files[:3])}{', ...' if len(self.files) > 3 else ''})"
+        counts = self.excluded_counts()
+        if counts:
+            line += "; excluded " + ", ".join(f"{n} {reason}" for reason, n in counts.items())
+        if self.advice:
+            line += "; " + "; ".join(self.advice)
+        return line
+
+    def details(self) -> str:
+        """Every excluded URL with its reason, one a line (the verbose report)."""
+        lines = [self.summary()]
+        lines += [f"excluded ({item.reason}): {item.loc}" for item in sorted(self.excluded, key=lambda e: (e.reason, e.loc))]
+        lines += [f"warning ({notice.code}): {notice.message}" for notice in self.notices]
+        return "\n".join(lines) + "\n"

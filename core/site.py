@@ -1,0 +1,212 @@
+"""One call for adapters: pages and options in, sitemaps and robots.txt out, a report back.
+
+The order of the steps matters: URLs are scoped and encoded first, so exclusion
+globs, robots.txt rules and alternates all see the URL a crawler will see; dates are
+resolved only for the pages that stay, in one pass.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import fnmatch
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from . import writer
+from .errors import OutputError, SitemapkitError, UrlError
+from .htmlcheck import check_built_page
+from .lastmod import resolve_lastmods
+from .model import Excluded, Notice, Options, Page, Report
+from .robots import merge_sitemap_lines
+from .robotsrules import RobotsRules
+from .sitemap import STYLESHEET_NAME, W3C_DATETIME, GenerateResult, format_lastmod, generate
+from .urls import OutOfScope, Scope
+
+ROBOTS_TXT = "robots.txt"
+
+
+def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) -> Report:
+    """Write the sitemaps for ``pages`` into ``output_dir`` and return the report.
+
+    Raises :class:`SitemapkitError` for input that cannot be written; pages that
+    must be left out (scope, exclude globs, noindex, canonical, redirects,
+    robots.txt rules) are reported, not raised.
+    """
+    output_dir = Path(output_dir)
+    if not output_dir.is_dir():
+        raise OutputError(f"output folder {str(output_dir)!r} does not exist")
+    report = Report()
+    scope = Scope(options.base_url)
+    robots_text = writer.read_text(output_dir / ROBOTS_TXT)
+    rules = RobotsRules.from_text(robots_text) if options.check_robots_rules and robots_text else None
+
+    kept: dict[str, Page] = {}
+    for page in pages:
+        try:
+            loc = scope.loc(page.loc)
+        except OutOfScope as out:
+            report.excluded.append(Excluded(page.loc, out.reason))
+            continue
+        except UrlError as error:
+            report.excluded.append(Excluded(repr(page.loc), "invalid URL"))
+            report.notices.append(Notice("url", f"left out a page whose URL cannot be written: {error}"))
+            continue
+        reason = _exclusion(page, loc, scope, options, rules)
+        if reason is not None:
+            report.excluded.append(Excluded(loc, reason))
+        elif loc in kept:
+            report.excluded.append(Excluded(loc, "duplicate"))
+        else:
+            kept[loc] = dataclasses.replace(page, loc=loc)
+
+    _resolve_dates(kept, options, scope, report)
+    _resolve_alternates(kept, options)
+
+    result = GenerateResult()
+    try:
+        files = writer.write_files(output_dir, generate([kept[loc] for loc in sorted(kept)], options, result))
+    except (UrlError, ValueError) as error:
+        if isinstance(error, SitemapkitError):
+            raise
+        raise UrlError(str(error)) from None
+    report.excluded.extend(result.excluded)
+    report.urls = result.urls
+    names = [f.name for f in files]
+    if options.gzip_copy:
+        entry = options.filename
+        writer.atomic_write(output_dir, entry + ".gz", writer.gzip_bytes((output_dir / entry).read_bytes()))
+        names.append(entry + ".gz")
+    if options.stylesheet:
+        from .stylesheet import render_stylesheet
+
+        writer.atomic_write(output_dir, STYLESHEET_NAME, render_stylesheet())
+        names.append(STYLESHEET_NAME)
+    writer.remove_stale(output_dir, options.filename, names)
+    report.files = sorted(names, key=lambda n: (n not in result.entry_points, n))
+
+    sitemap_urls = [scope.prefix + name for name in result.entry_points]
+    if options.robots_txt or (options.robots_txt is None and options.at_host_root):
+        own = writer.own_file_pattern(options.filename)
+
+        def owned(url: str) -> bool:
+            return url.startswith(scope.prefix) and (
+                url[len(scope.prefix):] == options.filename or bool(own.match(url[len(scope.prefix):]))
+            )
+
+        merged = merge_sitemap_lines(robots_text, sitemap_urls, owned)
+        if merged != robots_text:
+            writer.atomic_write(output_dir, ROBOTS_TXT, merged.encode("utf-8"))
+        report.files.append(ROBOTS_TXT)
+    elif options.robots_txt is None:
+        # A robots.txt below the host root is never read by crawlers: say what to add.
+        report.advice.append(
+            "robots.txt is read only at the host root; add "
+            + " and ".join(f"'Sitemap: {url}'" for url in sitemap_urls)
+            + " to it"
+        )
+    if options.report_file:
+        writer.atomic_write(output_dir, options.report_file, report.details().encode("utf-8"))
+    return report
+
+
+def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None) -> str | None:
+    """Why ``page`` must stay out of the sitemap, or None."""
+    if options.exclude:
+        below = scope.path_below(loc)
+        decoded = unquote(below)
+        if any(fnmatch.fnmatchcase(below, p) or fnmatch.fnmatchcase(decoded, p) for p in options.exclude):
+            return "exclude"
+    if page.output is not None and (options.check_noindex or options.check_canonical or options.check_redirects):
+        reason, _target = check_built_page(
+            Path(page.output), loc,
+            noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
+        )
+        # A canonical target that is a page of the site is listed under its own
+        # entry; one that is not is not ours to add.
+        if reason is not None:
+            return reason
+    if rules is not None:
+        parts = urlsplit(loc)
+        if not rules.allows(parts.path + ("?" + parts.query if parts.query else "")):
+            return "robots.txt"
+    return None
+
+
+def _resolve_dates(kept: dict[str, Page], options: Options, scope: Scope, report: Report) -> None:
+    """Front matter first, then git or file times, then listing pages from members."""
+    if options.lastmod == "none":
+        for loc, page in kept.items():
+            if page.lastmod is not None:
+                kept[loc] = dataclasses.replace(page, lastmod=None)
+        return
+    sources = sorted({Path(p.source) for p in kept.values() if p.lastmod is None and p.source is not None})
+    dates: dict[Path, dt.datetime | None] = {}
+    if sources:
+        resolved = resolve_lastmods(sources, options.lastmod)
+        dates = resolved.dates
+        report.notices.extend(resolved.notices)
+    # loc -> (instant, lastmod as given): the instant finds the newest, the value is
+    # copied as written, so a date stays a date and an offset stays an offset.
+    resolved: dict[str, tuple[dt.datetime, object]] = {}
+    for loc, page in kept.items():
+        value = page.lastmod
+        if value is None and page.source is not None:
+            value = dates.get(Path(page.source))
+        if isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
+            value = _parse_front_matter_date(value, page)
+        if value is not page.lastmod:
+            kept[loc] = page = dataclasses.replace(page, lastmod=value)
+        formatted = format_lastmod(value)
+        if formatted is not None:
+            resolved[loc] = (formatted[1], value)
+    # Listing pages (tags, categories, indexes) changed when their newest member did.
+    for loc, page in kept.items():
+        if page.members and page.lastmod is None:
+            member_dates = []
+            for member in page.members:
+                try:
+                    member_dates.append(resolved[scope.loc(member)])
+                except (KeyError, OutOfScope, UrlError):
+                    continue
+            if member_dates:
+                kept[loc] = dataclasses.replace(page, lastmod=max(member_dates, key=lambda d: d[0])[1])
+
+
+def _parse_front_matter_date(value: str, page: Page):
+    from .lastmod import parse_lastmod
+
+    try:
+        return parse_lastmod(value)
+    except ValueError as error:
+        raise UrlError(f"lastmod of {page.loc!r}: {error}") from None
+
+
+def _resolve_alternates(kept: dict[str, Page], options: Options) -> None:
+    """Pages sharing a ``translation_key`` list every version, themselves included."""
+    groups: dict[str, list[Page]] = {}
+    for page in kept.values():
+        if page.translation_key is not None and page.hreflang:
+            groups.setdefault(page.translation_key, []).append(page)
+    for members in groups.values():
+        alternates = sorted((p.hreflang, p.loc) for p in members)
+        if len(alternates) < 2:
+            continue
+        if options.x_default:
+            default = [loc for lang, loc in alternates if lang == options.x_default]
+            if default:
+                alternates.append(("x-default", default[0]))
+        for page in members:
+            kept[page.loc] = dataclasses.replace(page, alternates=tuple(alternates) + page.alternates)
+    # Explicit alternates (pages of other builds, such as other-language Sphinx
+    # projects) are kept as given, with the page itself added once.
+    for loc, page in kept.items():
+        if page.alternates and page.translation_key is None and page.hreflang:
+            pairs = dict(page.alternates)
+            if page.hreflang not in pairs:
+                pairs[page.hreflang] = loc
+            alternates = sorted(pairs.items())
+            if options.x_default and options.x_default in pairs and "x-default" not in pairs:
+                alternates.append(("x-default", pairs[options.x_default]))
+            kept[loc] = dataclasses.replace(page, alternates=tuple(alternates))

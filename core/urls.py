@@ -1,0 +1,134 @@
+"""URLs as the protocol wants them: absolute, RFC 3986 encoded, XML escaped, in scope.
+
+sitemaps.org/protocol.html, "Entity escaping": "Your Sitemap file must be UTF-8
+encoded ... all data values in a Sitemap must be entity-escaped" and "Please check
+to make sure that your URLs follow the RFC-3986 standard for URIs, the RFC-3987
+standard for IRIs": IRIs become URIs by UTF-8 percent-encoding, then the XML entities.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote, urlsplit
+
+from .errors import UrlError
+from .model import MAX_LOC_LENGTH
+
+# RFC 3986 section 2: unreserved, sub-delims, and the gen-delims that may stand in a
+# path, query or fragment (":" "@" "/" "?"). "%" is kept only where it starts a valid
+# %XX triplet, so encoded input is never encoded twice. "#" opens the fragment once.
+_NEEDS_ENCODING = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]|%(?![0-9A-Fa-f]{2})")
+# C0 and C1 controls and DEL: no way to write them that a crawler would read back.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+# sitemaps.org "Entity escaping": & ' " > < become &amp; &apos; &quot; &gt; &lt;.
+_XML_ESCAPES = str.maketrans({"&": "&amp;", "'": "&apos;", '"': "&quot;", "<": "&lt;", ">": "&gt;"})
+
+
+class OutOfScope(Exception):
+    """Internal: a URL that may not be listed; ``reason`` says why (for the report)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _encode_char(match: re.Match[str]) -> str:
+    try:
+        return quote(match.group(), safe="")
+    except UnicodeEncodeError:
+        raise UrlError(f"{match.group()!r} is not valid Unicode text") from None
+
+
+def encode_part(text: str) -> str:
+    """Percent-encode what RFC 3986 does not allow in a path, query or fragment."""
+    if _NEEDS_ENCODING.search(text) is None:
+        return text
+    return _NEEDS_ENCODING.sub(_encode_char, text)
+
+
+def encode_url(url: str) -> str:
+    """An absolute IRI as a URI: IDNA host, lowercase scheme and host, no default
+    port, percent-encoded path, query and fragment."""
+    if _CONTROL.search(url):
+        raise UrlError(f"{url!r} contains control characters (tabs, line breaks...)")
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        raise UrlError(f"{url!r} has an invalid host or port") from None
+    if not host:
+        raise UrlError(f"{url!r} is not an absolute URL with a host")
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            raise UrlError(f"{url!r} has a host name that cannot be encoded") from None
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    netloc = host if port in (None, _DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
+    rest = url.split("//", 1)[1]
+    slash = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    tail, hash_, fragment = rest[slash:].partition("#")
+    if not tail.startswith("/"):
+        tail = "/" + tail
+    encoded = f"{scheme}://{netloc}{encode_part(tail)}"
+    if hash_:
+        encoded += "#" + encode_part(fragment).replace("#", "%23")
+    return encoded
+
+
+def escape_xml(text: str) -> str:
+    """Entity-escape a value for XML text or a double-quoted attribute."""
+    return text.translate(_XML_ESCAPES) if ("&" in text or "'" in text or "<" in text or '"' in text or ">" in text) else text
+
+
+class Scope:
+    """Turns page URLs into the ``loc`` values one sitemap folder may list.
+
+    sitemaps.org "Sitemap file location": "a Sitemap file located at
+    http://example.com/catalog/sitemap.xml can include any URLs starting with
+    http://example.com/catalog/ but can not include URLs starting with
+    http://example.com/images/". Every shard sits beside the entry point, so one
+    scope, the folder of ``base_url``, holds for all of them.
+    """
+
+    def __init__(self, base_url: str) -> None:
+        base = encode_url(base_url.strip())
+        if not base.endswith("/"):
+            # The site lives in a folder: "https://x.org/docs" means "/docs/".
+            base = base.split("?", 1)[0] + "/"
+        self.prefix = base
+
+    def loc(self, url: str) -> str:
+        """The encoded absolute URL for ``url`` (absolute, or relative to the base).
+
+        Raises :class:`OutOfScope` for URLs the sitemap may not list and
+        :class:`UrlError` for URLs that can never be written.
+        """
+        if _SCHEME.match(url) is None:
+            if _CONTROL.search(url):
+                raise UrlError(f"{url!r} contains control characters (tabs, line breaks...)")
+            if url.startswith("/") or "./" in url or "#" in url or url in (".", ".."):
+                # Host-relative or dotted: resolve the way a browser would.
+                from urllib.parse import urljoin
+
+                loc = encode_url(urljoin(self.prefix, url))
+            else:
+                # The common case, kept fast: a clean path below the base folder.
+                loc = self.prefix + encode_part(url)
+        else:
+            loc = encode_url(url)
+        if not loc.startswith(self.prefix):
+            raise OutOfScope("outside base_url")
+        if len(loc) > MAX_LOC_LENGTH:
+            raise OutOfScope("too long")
+        return loc
+
+    def path_below(self, loc: str) -> str:
+        """The part of an encoded ``loc`` below the base folder (for exclude globs)."""
+        return loc[len(self.prefix):]

@@ -1,0 +1,1 @@
+"""Adapters that connect sitemapkit to MkDocs, Pelican and Sphinx."""

@@ -1,0 +1,152 @@
+"""Project tasks that need nothing but Python 3.11 and pip: tests, demo, benchmarks.
+
+    python3 tests/tasks.py test        # every test, each generator in its own venv
+    python3 tests/tasks.py demo        # build the fixture sites for real, then check them
+    python3 tests/tasks.py bench       # benchmarks under tests/benchmarks (not part of test)
+
+Each generator's newest release is tested in a virtual environment of its own
+(``.venvs/<name>``): mkdocs-material 9.8 and Pelican 4.12 ask for different Pygments
+ranges, and installed together pip quietly falls back to an older Pelican.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VENVS = ROOT / ".venvs"
+
+# name -> (pip requirements beyond the project itself, test folders run in it)
+ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
+    "core": ([".[test]"], ["tests/core"]),
+    "mkdocs": (
+        [".[test,mkdocs]", "mkdocs==1.6.1", "mkdocs-material>=9.8,<9.9", "mkdocs-redirects>=1.2"],
+        ["tests/mkdocs"],
+    ),
+    "pelican": ([".[test,pelican]", "pelican[markdown]>=4.12,<4.13"], ["tests/pelican"]),
+    "sphinx": ([".[test,sphinx]", "sphinx>=9.0,<9.1"], ["tests/sphinx"]),
+}
+
+# What the benchmarks add to each environment: the incumbents they are compared with.
+BENCH_EXTRAS: dict[str, list[str]] = {
+    "core": [],
+    "mkdocs": ["mkdocs-git-revision-date-localized-plugin"],
+    "pelican": ["pelican-sitemap"],
+    "sphinx": ["sphinx-sitemap"],
+}
+
+
+def venv_python(name: str) -> Path:
+    return VENVS / name / "bin" / "python"
+
+
+def ensure_env(name: str, extra: list[str] = ()) -> Path:
+    """Create ``.venvs/<name>`` and install into it; cheap when nothing changed."""
+    python = venv_python(name)
+    requirements = ENVIRONMENTS[name][0] + list(extra)
+    stamp = VENVS / f"{name}.installed"
+    wanted = "\n".join(requirements) + "\n" + _project_fingerprint()
+    if python.exists() and stamp.exists() and stamp.read_text() == wanted:
+        return python
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENVS / name)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"], check=True)
+    print(f"[tasks] installing into .venvs/{name}: {' '.join(requirements)}", flush=True)
+    # -e: tests run against the working tree; setuptools' editable finder maps
+    # sitemapkit -> core/ and sitemapkit.plugins -> plugins/ without exposing either.
+    reqs = ["-e" + r if r.startswith(".[") else r for r in requirements]
+    subprocess.run([str(python), "-m", "pip", "install", "-q", *reqs], cwd=ROOT, check=True)
+    stamp.write_text(wanted)
+    return python
+
+
+def _project_fingerprint() -> str:
+    return (ROOT / "pyproject.toml").read_text()
+
+
+def _run_pytest(name: str, python: Path, paths: list[str], extra_args: list[str]) -> tuple[int, dict[str, int]]:
+    existing = [p for p in paths if (ROOT / p).exists()]
+    if not existing:
+        return 0, {}
+    print(f"\n[tasks] === {name}: pytest {' '.join(existing)}", flush=True)
+    proc = subprocess.Popen(
+        [str(python), "-m", "pytest", *existing, *extra_args],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    tail = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        tail.append(line)
+        tail = tail[-5:]
+    code = proc.wait()
+    counts: dict[str, int] = {}
+    for line in tail:
+        for number, word in re.findall(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)", line):
+            counts[word.rstrip("s") if word.startswith("error") else word] = int(number)
+    return code, counts
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    names = args.only or list(ENVIRONMENTS)
+    totals = {"passed": 0, "failed": 0, "skipped": 0, "error": 0}
+    worst = 0
+    started = time.monotonic()
+    for name in names:
+        python = ensure_env(name)
+        code, counts = _run_pytest(name, python, ENVIRONMENTS[name][1], args.pytest_args)
+        for key in totals:
+            totals[key] += counts.get(key, 0)
+        # pytest's 5 means "no tests collected": a failure of ours, never a pass.
+        if code != 0:
+            worst = worst or code
+    failed = totals["failed"] + totals["error"]
+    print(f"\n[tasks] all environments, {time.monotonic() - started:.0f}s")
+    print(f"{totals['passed']} passed, {failed} failed, {totals['skipped']} skipped")
+    return 1 if (worst or failed or totals["passed"] == 0) else 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    worst = 0
+    for name in ("core", "mkdocs", "pelican", "sphinx"):
+        python = ensure_env(name)
+        code = subprocess.run([str(python), str(ROOT / "tests" / "demo.py"), name], cwd=ROOT).returncode
+        worst = worst or code
+    return worst
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    names = args.only or list(ENVIRONMENTS)
+    worst = 0
+    for name in names:
+        python = ensure_env(name, BENCH_EXTRAS[name])
+        script = ROOT / "tests" / "benchmarks" / f"bench_{name}.py"
+        if script.exists():
+            print(f"\n[tasks] === benchmark {name}", flush=True)
+            worst = worst or subprocess.run([str(python), str(script), *args.bench_args], cwd=ROOT).returncode
+    return worst
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    test = sub.add_parser("test", help="run every test, each generator in its own venv")
+    test.add_argument("--only", action="append", choices=list(ENVIRONMENTS))
+    test.add_argument("pytest_args", nargs="*")
+    sub.add_parser("demo", help="build the fixture sites with their real generators, then check them")
+    bench = sub.add_parser("bench", help="run the benchmarks (not part of the tests)")
+    bench.add_argument("--only", action="append", choices=list(ENVIRONMENTS))
+    bench.add_argument("bench_args", nargs="*")
+    args = parser.parse_args()
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    return {"test": cmd_test, "demo": cmd_demo, "bench": cmd_bench}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
