@@ -1,11 +1,69 @@
 """Built-page checks: noindex, canonical elsewhere, meta-refresh redirect stubs.
 
-(stub: being written; the interface below is fixed)
+A sitemap should list only the URLs a search engine is meant to index. Three
+things in a built page's ``<head>`` say a URL is not one of them:
+
+* a robots meta (``<meta name="robots">`` or ``name="googlebot"``) whose
+  directives include ``noindex`` or ``none``;
+* a ``<link rel="canonical">`` naming another URL, which makes this URL a
+  duplicate of that one;
+* a ``<meta http-equiv="refresh">`` sending the visitor to another URL, the
+  redirect stubs generators write for moved pages.
+
+Only the head is read (at most :data:`HEAD_READ_LIMIT` bytes, up to ``</head>``
+or ``<body``), and the HTML parser runs only when a cheap byte search finds one
+of the attribute values these checks look for, so checking every page of a
+site costs little next to building it.
+
+How two URLs are compared (see :func:`comparable_url`): scheme and host are
+case-insensitive, a default port (80, 443) equals none, percent-escapes are
+compared in one spelling (RFC 3986 section 6.2.2), dot segments are resolved, the
+fragment is ignored, and a path ending in ``/index.html`` (or ``/index.htm``)
+equals the same path ending in ``/``, since static hosts serve one file for both
+(Sphinx, for one, names ``.../index.html`` as canonical for a page published as
+``.../``). ``http`` and ``https``, ``www.`` or not, and ``/page`` against
+``/page/`` stay different: those are different URLs to a crawler, and a
+canonical naming one of them is worth the user's attention.
 """
 
 from __future__ import annotations
 
+import codecs
+import re
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from .robotsrules import normalise_percent_encoding
+
+#: Bytes read from the start of each page at most. A head is a few KiB; a page
+#: whose head runs past this (inline scripts and styles) is checked on what fits.
+HEAD_READ_LIMIT = 65_536
+
+# The head ends at the first of these; a page that omits the optional <head>
+# and </head> tags still starts its body with <body.
+_HEAD_END = re.compile(rb"</head[\s>]|<body[\s>/]", re.IGNORECASE)
+
+# Attribute values the checks look for, searched in the lowercased head before
+# paying for a parse. A page that has none of them is passed over unparsed.
+_NOINDEX_MARKERS = (b"robots", b"googlebot")
+_CANONICAL_MARKER = b"canonical"
+_REFRESH_MARKER = b"refresh"
+
+_ROBOTS_META_NAMES = frozenset({"robots", "googlebot"})
+# "none" is short for "noindex, nofollow" (Google's and Bing's robots meta docs).
+_NOINDEX_DIRECTIVES = frozenset({"noindex", "none"})
+# Directives are comma-separated; splitting on whitespace too keeps the common
+# mistake "noindex nofollow" meaning what its author meant, as crawlers read it.
+_DIRECTIVE_SEPARATORS = re.compile(r"[\s,]+")
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+
+# "ASCII whitespace" of the HTML standard.
+_HTML_WHITESPACE = "\t\n\f\r "
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_INDEX_FILES = ("/index.html", "/index.htm")
 
 
 def check_built_page(
@@ -17,5 +75,238 @@ def check_built_page(
     ``"canonical"`` or ``"redirect"`` when the page must be left out, else None;
     ``canonical_target`` is the absolute URL the page names as canonical when it
     points elsewhere, else None.
+
+    When several reasons apply, the page's most explicit statement wins:
+    ``noindex``, then ``redirect``, then ``canonical`` (redirect stubs usually
+    carry a canonical link to their target too). ``canonical_target`` is
+    reported whenever ``canonical`` is on and the page names another URL, also
+    when the reason is another one. A switch that is off is not looked at.
+
+    ``url`` is the page's absolute URL, percent-encoded or not. Raises
+    :class:`OSError` when the file cannot be read.
     """
+    if not (noindex or canonical or redirects):
+        return None, None
+    with open(path, "rb") as page:
+        head = page.read(HEAD_READ_LIMIT)
+    end = _HEAD_END.search(head)
+    if end is not None:
+        head = head[: end.start()]
+    lowered = head.lower()
+    wanted = (
+        (noindex and any(marker in lowered for marker in _NOINDEX_MARKERS))
+        or (canonical and _CANONICAL_MARKER in lowered)
+        or (redirects and _REFRESH_MARKER in lowered)
+    )
+    if not wanted:
+        return None, None
+
+    found = _HeadParser()
+    found.feed(_decode(head))
+    found.close()
+
+    # Relative URLs in the page resolve against its <base href>, if it has one.
+    base = url
+    if found.base_href is not None:
+        base = _resolve(url, found.base_href) or url
+    page_key = comparable_url(url)
+
+    canonical_target = None
+    if canonical and found.canonical_hrefs:
+        resolved = (_resolve(base, href) for href in found.canonical_hrefs)
+        targets = {target for target in resolved if target is not None}
+        keys = {comparable_url(target) for target in targets}
+        # Conflicting canonical links cancel out: Google ignores them all then,
+        # so the page stays a candidate for indexing.
+        if len(keys) == 1 and page_key not in keys:
+            canonical_target = min(targets)
+
+    if noindex and found.noindex:
+        return "noindex", canonical_target
+    if redirects and found.refresh_target is not None:
+        target = _resolve(base, found.refresh_target)
+        # A refresh to the page itself is a timed reload, not a redirect.
+        if target is not None and comparable_url(target) != page_key:
+            return "redirect", canonical_target
+    if canonical_target is not None:
+        return "canonical", canonical_target
     return None, None
+
+
+def comparable_url(url: str) -> str:
+    """``url`` spelled so that two spellings of one address compare equal.
+
+    See the module docstring for what counts as the same address.
+    """
+    try:
+        parts = urlsplit(url.strip(_HTML_WHITESPACE))
+        port = parts.port
+    except ValueError:
+        # Unparsable (bad port, broken IPv6 literal): compare the URL as written
+        # rather than fail the build.
+        return url
+    scheme = parts.scheme.lower()
+    host = parts.hostname or ""
+    if host and not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            pass
+    netloc = host
+    if parts.username is not None or parts.password is not None:
+        netloc = parts.netloc.rpartition("@")[0] + "@" + host
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        netloc += f":{port}"
+    path = _remove_dot_segments(normalise_percent_encoding(parts.path)) or "/"
+    if path.endswith(_INDEX_FILES):
+        path = path[: path.rindex("/") + 1]
+    query = normalise_percent_encoding(parts.query)
+    return urlunsplit((scheme, netloc, path, query, ""))
+
+
+class _HeadParser(HTMLParser):
+    """Collects what the checks need from a page head, nothing else."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.noindex = False
+        self.canonical_hrefs: list[str] = []
+        self.refresh_target: str | None = None
+        self.base_href: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in ("meta", "link", "base"):
+            return
+        # The first of repeated attributes counts (HTML standard, tokenizer).
+        values = dict(reversed(attrs))
+        if tag == "meta":
+            self._meta(values)
+        elif tag == "link":
+            rel, href = values.get("rel"), values.get("href")
+            if rel and href is not None and "canonical" in rel.lower().split():
+                self.canonical_hrefs.append(href)
+        else:
+            href = values.get("href")
+            # Only the first <base href> counts (HTML standard, "frozen base URL").
+            if href is not None and self.base_href is None:
+                self.base_href = href
+
+    def _meta(self, values: dict[str, str | None]) -> None:
+        content = values.get("content")
+        if content is None:
+            return
+        name = (values.get("name") or "").strip(_HTML_WHITESPACE).lower()
+        if name in _ROBOTS_META_NAMES:
+            directives = _DIRECTIVE_SEPARATORS.split(content.lower())
+            if _NOINDEX_DIRECTIVES.intersection(directives):
+                self.noindex = True
+        http_equiv = (values.get("http-equiv") or "").strip(_HTML_WHITESPACE).lower()
+        # Browsers act on the first valid refresh only.
+        if http_equiv == "refresh" and self.refresh_target is None:
+            self.refresh_target = refresh_url(content)
+
+
+def refresh_url(content: str) -> str | None:
+    """The URL string a ``<meta http-equiv="refresh">`` content sends the browser to.
+
+    Follows the HTML standard's "shared declarative refresh steps": returns
+    ``None`` when ``content`` is invalid or names no URL (a timed reload of the
+    page itself), else the URL as written (not yet resolved).
+    """
+    text, position = content, 0
+    end = len(text)
+
+    def skip_whitespace(at: int) -> int:
+        while at < end and text[at] in _HTML_WHITESPACE:
+            at += 1
+        return at
+
+    position = skip_whitespace(position)
+    digits_start = position
+    while position < end and text[position].isascii() and text[position].isdigit():
+        position += 1
+    if position == digits_start and (position >= end or text[position] != "."):
+        return None
+    while position < end and (text[position] == "." or (text[position].isascii() and text[position].isdigit())):
+        position += 1
+    if position < end:
+        if text[position] not in ";," + _HTML_WHITESPACE:
+            return None
+        position = skip_whitespace(position)
+        if position < end and text[position] in ";,":
+            position += 1
+        position = skip_whitespace(position)
+    if position >= end:
+        return None
+    url_string = text[position:]
+    # An optional "url =" prefix, letter case ignored, then an optional quote.
+    if text[position : position + 3].lower() == "url":
+        after_url = skip_whitespace(position + 3)
+        if after_url < end and text[after_url] == "=":
+            position = skip_whitespace(after_url + 1)
+            url_string = text[position:]
+            if position < end and text[position] in "'\"":
+                quote = text[position]
+                url_string = text[position + 1 :].split(quote, 1)[0]
+    elif text[position] in "'\"":
+        quote = text[position]
+        url_string = text[position + 1 :].split(quote, 1)[0]
+    url_string = _strip_url(url_string)
+    return url_string or None
+
+
+def _resolve(base: str, href: str) -> str | None:
+    """``href`` made absolute against ``base``; None unless it is an http(s) URL.
+
+    A canonical or refresh URL that is unparsable or not a web address
+    ("mailto:", "javascript:") is a mistake crawlers pass over, so it counts as
+    absent rather than failing the build.
+    """
+    try:
+        target = urljoin(base, _strip_url(href))
+        if urlsplit(target).scheme.lower() in _DEFAULT_PORTS:
+            return target
+    except ValueError:
+        pass
+    return None
+
+
+def _strip_url(value: str) -> str:
+    # The URL parser drops leading and trailing C0 controls and spaces and every
+    # tab and newline (WHATWG URL standard, "basic URL parser").
+    stripped = value.strip("".join(chr(c) for c in range(0x21)))
+    return stripped.replace("\t", "").replace("\n", "").replace("\r", "")
+
+
+def _decode(head: bytes) -> str:
+    try:
+        return head.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    # Not UTF-8 (or cut inside a character at the read limit): honour a declared
+    # charset, as the attribute values may hold non-ASCII URLs.
+    declared = _META_CHARSET.search(head)
+    if declared:
+        try:
+            return head.decode(codecs.lookup(declared.group(1).decode("ascii")).name, errors="replace")
+        except LookupError:
+            pass
+    return head.decode("utf-8", errors="replace")
+
+
+def _remove_dot_segments(path: str) -> str:
+    # RFC 3986 section 5.2.4, applied to absolute URLs too: urljoin resolves
+    # "." and ".." only in relative references.
+    if "." not in path:
+        return path
+    segments = path.split("/")
+    output: list[str] = []
+    for segment in segments:
+        if segment == "..":
+            if len(output) > 1:
+                output.pop()
+        elif segment != ".":
+            output.append(segment)
+    if segments[-1] in (".", ".."):
+        output.append("")
+    return "/".join(output)

@@ -241,28 +241,35 @@ def generate(
     stem, dot, ext = options.filename.rpartition(".")
     shard_suffix = "." + ext + (".gz" if options.gzip else "")
     if text_format:
-        head_len, foot_len = 0, 0
+        heads, foot_len = (0, 0), 0
     else:
-        # Budget with the longest head a shard can have, so no file is ever over.
-        head_len, foot_len = len(_urlset_head(options, True)), len(_URLSET_FOOT)
+        heads = (len(_urlset_head(options, False)), len(_urlset_head(options, True)))
+        foot_len = len(_URLSET_FOOT)
     max_urls, max_bytes = options.max_urls, options.max_bytes
-    body_budget = max_bytes - head_len - foot_len
+
+    def fits(count: int, size: int, alternates: bool, text: str, entry_alternates: bool) -> bool:
+        # Exact: the file's bytes are head + entries + foot, and the head grows by
+        # the xhtml namespace once any entry has alternates.
+        head = heads[alternates or entry_alternates]
+        return count < max_urls and head + size + len(text) + foot_len <= max_bytes
 
     def render(shard: _Shard) -> bytes:
         if text_format:
             return "".join(shard.texts).encode("ascii")
         return (_urlset_head(options, shard.alternates) + "".join(shard.texts) + _URLSET_FOOT).encode("ascii")
 
-    entries = _entries(pages, formatter, result, body_budget)
+    entries = _entries(pages, formatter, result, lambda text, alt: fits(0, 0, False, text, alt))
 
     # One file while everything fits: most sites never need an index.
     buffered: collections.deque = collections.deque()
     size = 0
+    any_alternates = False
     overflow = None
     for entry in entries:
-        if len(buffered) < max_urls and size + len(entry[1]) <= body_budget:
+        if fits(len(buffered), size, any_alternates, entry[1], entry[3]):
             buffered.append(entry)
             size += len(entry[1])
+            any_alternates = any_alternates or entry[3]
             continue
         overflow = entry
         break
@@ -279,7 +286,7 @@ def generate(
     # Shard boundaries come from the URLs themselves (see _boundary_bits). The
     # average entry size of the first file's worth fixes the rule for the run.
     average = max(1, size // max(1, len(buffered)))
-    bits = _boundary_bits(min(max_urls, body_budget // average))
+    bits = _boundary_bits(min(max_urls, (max_bytes - heads[1] - foot_len) // average))
     taken: set[str] = set()
     shards: list[tuple[str, str | None]] = []
 
@@ -295,8 +302,7 @@ def generate(
     for loc, text, lastmod, alternates in itertools.chain(_drain(buffered), [overflow], entries):
         if shard.texts and (
             _opens_shard(loc.encode("ascii"), bits)
-            or len(shard.texts) >= max_urls
-            or shard.size + len(text) > body_budget
+            or not fits(len(shard.texts), shard.size, shard.alternates, text, alternates)
         ):
             yield close(shard)
             shard = _Shard()
@@ -313,7 +319,7 @@ def _drain(buffer: collections.deque):
         yield buffer.popleft()
 
 
-def _entries(pages, formatter: _Formatter, result: GenerateResult, body_budget: int):
+def _entries(pages, formatter: _Formatter, result: GenerateResult, fits_alone):
     previous = None
     for page in pages:
         entry = formatter.entry(page)
@@ -323,7 +329,7 @@ def _entries(pages, formatter: _Formatter, result: GenerateResult, body_budget: 
             # Sorted input puts duplicates side by side; a URL is listed once.
             result.excluded.append(Excluded(page.loc, "duplicate"))
             continue
-        if len(entry[1]) > body_budget:
+        if not fits_alone(entry[1], entry[3]):
             result.excluded.append(Excluded(page.loc, "too long"))
             continue
         previous = entry[0]

@@ -20,11 +20,42 @@ from .model import MAX_LOC_LENGTH
 _NEEDS_ENCODING = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]|%(?![0-9A-Fa-f]{2})")
 # C0 and C1 controls and DEL: no way to write them that a crawler would read back.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+# "scheme://" marks an absolute URL; a bare "a:b" is a file name here, not a scheme.
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 # sitemaps.org "Entity escaping": & ' " > < become &amp; &apos; &quot; &gt; &lt;.
 _XML_ESCAPES = str.maketrans({"&": "&amp;", "'": "&apos;", '"': "&quot;", "<": "&lt;", ">": "&gt;"})
+
+
+_DOT_SEGMENT = re.compile(r"(?:^|/)\.\.?(?:/|$|\?)")
+
+
+def _resolve(base: str, reference: str) -> str:
+    """RFC 3986 section 5.2 for a path reference against an absolute base.
+
+    urllib's urljoin strips leading spaces (a browser's behaviour for typed URLs),
+    which would change a file name that starts with one; this does not.
+    """
+    origin_end = base.index("/", base.index("//") + 2)
+    origin, base_path = base[:origin_end], base[origin_end:]
+    path, mark, rest = reference.partition("?") if "?" in reference.split("#", 1)[0] else reference.partition("#")
+    if not path.startswith("/"):
+        path = base_path.rsplit("/", 1)[0] + "/" + path
+    output: list[str] = []
+    segments = path.split("/")
+    for index, segment in enumerate(segments):
+        if segment == "..":
+            if len(output) > 1:
+                output.pop()
+            if index == len(segments) - 1:
+                output.append("")
+        elif segment == ".":
+            if index == len(segments) - 1:
+                output.append("")
+        else:
+            output.append(segment)
+    return origin + "/".join(output) + mark + rest
 
 
 class OutOfScope(Exception):
@@ -113,11 +144,9 @@ class Scope:
         if _SCHEME.match(url) is None:
             if _CONTROL.search(url):
                 raise UrlError(f"{url!r} contains control characters (tabs, line breaks...)")
-            if url.startswith("/") or "./" in url or "#" in url or url in (".", ".."):
-                # Host-relative or dotted: resolve the way a browser would.
-                from urllib.parse import urljoin
-
-                loc = encode_url(urljoin(self.prefix, url))
+            if url.startswith("/") or "#" in url or _DOT_SEGMENT.search(url):
+                # Host-relative, dotted or with a fragment: resolve as a browser would.
+                loc = encode_url(_resolve(self.prefix, url))
             else:
                 # The common case, kept fast: a clean path below the base folder.
                 loc = self.prefix + encode_part(url)

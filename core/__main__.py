@@ -1,0 +1,8 @@
+"""``python -m sitemapkit``: the same command line as ``sitemapkit``."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""The ``sitemapkit`` command line: build, generate, check.
+
+``build`` is the generic adapter for any static output folder (Hugo, Jekyll,
+hand-written HTML); ``generate`` streams a URL list, for very large sites;
+``check`` reads any generator's sitemaps. Bad input is one line on stderr and a
+non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from . import __version__, writer
+from .check import check_site
+from .errors import ConfigError, SitemapkitError
+from .model import Options, Page
+from .site import build_site
+from .sitemap import GenerateResult, generate
+
+# Pages a static site writes that are never content to index.
+NOT_PAGES = {"404.html"}
+
+
+def _flag(option: str) -> str:
+    return "--" + option.replace("_", "-")
+
+
+def _add_option_flags(parser: argparse.ArgumentParser, names: tuple[str, ...]) -> None:
+    """One flag per :class:`Options` field, named the same (``max_bytes`` ->
+    ``--max-bytes``), so the command line and the adapters share one vocabulary."""
+    parser.add_argument("--base-url", required=True, help="absolute http(s) URL the folder is published at")
+    fields = {f.name: f for f in dataclasses.fields(Options)}
+    for name in names:
+        field = fields[name]
+        kind = str(field.type)
+        if kind == "bool":
+            parser.add_argument(_flag(name), dest=name, action=argparse.BooleanOptionalAction, default=None)
+        elif name == "exclude":
+            parser.add_argument("--exclude", dest=name, action="append", metavar="GLOB",
+                                help="leave out URLs whose path below the base URL matches GLOB (repeatable)")
+        elif name == "robots_txt":
+            parser.add_argument("--robots-txt", dest=name, action=argparse.BooleanOptionalAction, default=None,
+                                help="write the Sitemap: line into robots.txt (default: only when the base URL is a host root)")
+        elif kind == "int":
+            parser.add_argument(_flag(name), dest=name, type=int)
+        elif name == "priority":
+            parser.add_argument(_flag(name), dest=name, type=float)
+        else:
+            parser.add_argument(_flag(name), dest=name)
+
+
+_BUILD_OPTIONS = tuple(f.name for f in dataclasses.fields(Options) if f.name != "base_url")
+_GENERATE_OPTIONS = ("filename", "format", "gzip", "max_urls", "max_bytes", "max_sitemaps", "changefreq",
+                     "priority", "schema_location", "stylesheet")
+
+
+def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
+    values = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+    if "exclude" in values:
+        values["exclude"] = tuple(values["exclude"])
+    return Options(base_url=args.base_url, **values)
+
+
+def find_pages(site_dir: Path) -> Iterator[Page]:
+    """The HTML pages of a built folder: ``index.html`` stands for its folder URL."""
+    for folder, dirs, files in os.walk(site_dir):
+        # Hidden folders (.git, .well-known) hold no pages to list.
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        relative = Path(folder).relative_to(site_dir).as_posix()
+        prefix = "" if relative == "." else relative + "/"
+        for name in sorted(files):
+            if not name.endswith((".html", ".htm")) or (not prefix and name in NOT_PAGES):
+                continue
+            path = Path(folder) / name
+            url = prefix if name == "index.html" else prefix + name
+            yield Page(url, source=path, output=path)
+
+
+def _read_url_list(path: str) -> Iterator[Page]:
+    handle = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    with handle:
+        for number, line in enumerate(handle, 1):
+            line = line.rstrip("\n").rstrip("\r")
+            if not line or line.startswith("#"):
+                continue
+            url, _, lastmod = line.partition("\t")
+            yield Page(url, lastmod=lastmod or None)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    options = _options(args, _BUILD_OPTIONS)
+    site_dir = Path(args.site_dir)
+    if not site_dir.is_dir():
+        raise SitemapkitError(f"{args.site_dir!r} is not a folder")
+    report = build_site(sorted(find_pages(site_dir), key=lambda p: p.loc), options, site_dir)
+    for notice in report.notices:
+        print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
+    print(report.details().rstrip("\n") if options.verbose else report.summary())
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    options = _options(args, _GENERATE_OPTIONS)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    result = GenerateResult()
+    files = writer.write_files(out, generate(_read_url_list(args.input), options, result))
+    writer.remove_stale(out, options.filename, [f.name for f in files])
+    dropped = f"; dropped {len(result.excluded):,}" if result.excluded else ""
+    plural = "s" if len(files) != 1 else ""
+    print(f"sitemapkit: {result.urls:,} URLs in {len(files)} file{plural} in {out} ({time.perf_counter() - started:.1f}s){dropped}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    Options(base_url=args.base_url)  # the same check of the base URL as every command
+    result = check_site(Path(args.site_dir), args.base_url, entry=args.filename)
+    for problem in result.problems:
+        print(problem)
+    print(result.summary())
+    if args.report_file:
+        Path(args.report_file).write_text("".join(f"{p}\n" for p in result.problems) + result.summary() + "\n")
+    return 1 if result.problems else 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="sitemapkit", description="Correct, deterministic sitemaps for static sites.")
+    top.add_argument("--version", action="version", version=f"sitemapkit {__version__}")
+    sub = top.add_subparsers(dest="command", required=True, metavar="{build,generate,check}")
+
+    build = sub.add_parser("build", help="write sitemaps for a built static site folder",
+                           description="Find the HTML pages of SITE_DIR (index.html is its folder's URL, 404.html "
+                           "is left out), date them from git or file times, write sitemaps, index and robots.txt.")
+    build.add_argument("site_dir", metavar="SITE_DIR")
+    _add_option_flags(build, _BUILD_OPTIONS)
+    build.set_defaults(run=cmd_build)
+
+    gen = sub.add_parser("generate", help="write sitemaps from a URL<TAB>LASTMOD list",
+                         description="Stream URLS.tsv (one URL a line, optionally a tab and a W3C date) into "
+                         "sitemaps and an index in DIR. The input should be sorted by URL.")
+    gen.add_argument("--input", required=True, metavar="URLS.tsv", help="the list ('-' for standard input)")
+    gen.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
+    _add_option_flags(gen, _GENERATE_OPTIONS)
+    gen.set_defaults(run=cmd_generate)
+
+    check = sub.add_parser("check", help="check a site's existing sitemaps",
+                           description="Check the sitemaps of SITE_DIR (any generator's): well-formed XML, "
+                           "structure, limits, escaping, scope, that each URL has a file, robots.txt lines.")
+    check.add_argument("site_dir", metavar="SITE_DIR")
+    check.add_argument("--base-url", required=True)
+    check.add_argument("--filename", default="sitemap.xml", help="entry point name (default sitemap.xml)")
+    check.add_argument("--report-file", help="also write the problems to this file")
+    check.set_defaults(run=cmd_check)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except ConfigError as error:
+        print(f"sitemapkit: error: {error.for_setting(_flag(error.option))}", file=sys.stderr)
+    except SitemapkitError as error:
+        print(f"sitemapkit: error: {error}", file=sys.stderr)
+    except OSError as error:
+        print(f"sitemapkit: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "), file=sys.stderr)
+    except UnicodeDecodeError as error:
+        print(f"sitemapkit: error: input is not UTF-8 text ({error.reason})", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("sitemapkit: interrupted", file=sys.stderr)
+        return 130
+    return 2

@@ -1,0 +1,107 @@
+"""The browser view of the sitemaps: ``sitemap.xsl``, rendered from a Jinja2 template.
+
+A sitemap that names a stylesheet (``<?xml-stylesheet type="text/xsl"
+href="sitemap.xsl"?>``) opens in a browser as a sortable table instead of raw
+XML; crawlers ignore the line. The stylesheet is XSLT 1.0, the only version
+browsers run, and holds no JavaScript library: a few lines sort the table.
+
+The number of URLs in each sitemap of an index is written into the stylesheet
+at build time (``url_counts``) rather than looked up by the browser with XSLT's
+``document()``: fetching every shard to count its ``<url>`` elements would load
+up to 10 MiB per shard just to show an index, fails for gzipped shards (served
+without ``Content-Encoding``), for a copy opened from disk (``file://`` is a
+unique origin to Chromium) and for a preview on another host than the one the
+index names.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Mapping
+from pathlib import Path
+
+import jinja2
+
+from .errors import ConfigError
+
+TEMPLATE_NAME = "sitemap.xsl.j2"
+#: The option naming a folder with the user's own ``sitemap.xsl.j2``.
+TEMPLATE_OPTION = "stylesheet_template"
+
+_BUILTIN_TEMPLATES = Path(__file__).parent / "templates"
+# Under this prefix the built-in template stays reachable from a user's template
+# of the same name ({% extends "sitemapkit/sitemap.xsl.j2" %}).
+_BUILTIN_PREFIX = "sitemapkit"
+
+
+def render_stylesheet(
+    template_dir: Path | None = None, *, url_counts: Mapping[str, int] | None = None
+) -> bytes:
+    """The bytes of ``sitemap.xsl``.
+
+    ``template_dir``: a folder holding the user's own ``sitemap.xsl.j2``, used
+    instead of the built-in one (which it may extend). ``url_counts``: for an
+    index, each sitemap's URL exactly as its ``<loc>`` gives it, mapped to the
+    number of URLs that sitemap lists; the index table shows the counts.
+
+    Same arguments, same bytes. Raises :class:`ConfigError` (option
+    ``stylesheet_template``) when the user's folder or template is unusable or
+    does not render to well-formed XML.
+    """
+    counts = {str(loc): int(count) for loc, count in (url_counts or {}).items()}
+    for loc in counts:
+        if not loc or any(character.isspace() for character in loc):
+            # The count map is space-separated; an encoded URL never holds a space.
+            raise ValueError(f"url_counts: {loc!r} is not a percent-encoded URL")
+    environment = _environment(template_dir)
+    try:
+        template = environment.get_template(TEMPLATE_NAME)
+        text = template.render(
+            sitemapkit_version=_version(),
+            url_counts=counts,
+            url_count_map=" " + "".join(f"{loc} {counts[loc]} " for loc in sorted(counts)),
+            url_total=sum(counts.values()) if counts else None,
+        )
+    except jinja2.TemplateError as error:
+        where = f"{error.filename or TEMPLATE_NAME}, line {error.lineno}" if getattr(error, "lineno", None) else TEMPLATE_NAME
+        raise ConfigError(TEMPLATE_OPTION, f"{where}: {error.message or error}") from None
+    data = text.encode("utf-8")
+    # A browser shows nothing but an error for a stylesheet that is not XML; say
+    # so at build time, where it can be fixed.
+    try:
+        ElementTree.fromstring(data)
+    except ElementTree.ParseError as error:
+        origin = repr(str(template_dir)) if template_dir is not None else "sitemapkit"
+        raise ConfigError(
+            TEMPLATE_OPTION, f"{TEMPLATE_NAME} from {origin} does not render to well-formed XML: {error}"
+        ) from None
+    return data
+
+
+def _environment(template_dir: Path | None) -> jinja2.Environment:
+    builtin = jinja2.FileSystemLoader(_BUILTIN_TEMPLATES)
+    loaders: list[jinja2.BaseLoader] = []
+    if template_dir is not None:
+        template_dir = Path(template_dir)
+        if not template_dir.is_dir():
+            raise ConfigError(TEMPLATE_OPTION, f"{str(template_dir)!r} is not a folder")
+        # Checked here: the loaders below would quietly fall back to the built-in one.
+        if not (template_dir / TEMPLATE_NAME).is_file():
+            raise ConfigError(TEMPLATE_OPTION, f"{str(template_dir)!r} holds no {TEMPLATE_NAME}")
+        loaders.append(jinja2.FileSystemLoader(template_dir))
+    loaders.append(jinja2.PrefixLoader({_BUILTIN_PREFIX: builtin}))
+    loaders.append(builtin)
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        # XML-escaping what templates print keeps the stylesheet well-formed; the
+        # HTML escapes Jinja2 writes (&amp; &lt; &gt; &#34; &#39;) are XML's too.
+        autoescape=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__

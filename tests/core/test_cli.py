@@ -1,0 +1,130 @@
+"""The command line, run as a user runs it: a subprocess, its output and exit code."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import sitemap_entries
+
+
+def sitemapkit(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True, cwd=cwd, input=stdin)
+
+
+def make_site(root: Path) -> Path:
+    site = root / "site"
+    for rel in ["index.html", "404.html", "guide/index.html", "guide/ü b.html", "a&b.html", ".git/x.html", "style.css"]:
+        path = site / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("<html><head><title>t</title></head><body>x</body></html>")
+    os.utime(site / "index.html", (1_700_000_000, 1_700_000_000))
+    os.utime(site / "guide" / "index.html", (1_700_086_400, 1_700_086_400))
+    return site
+
+
+@pytest.mark.parametrize("command", [[], ["build"], ["generate"], ["check"]])
+def test_help(command: list[str]) -> None:
+    result = sitemapkit(*command, "--help")
+    assert result.returncode == 0 and "usage: sitemapkit" in result.stdout
+
+
+def test_build_a_static_folder(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    result = sitemapkit("build", str(site), "--base-url", "https://example.org/")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("\n") == 1 and result.stdout.startswith("sitemapkit: 4 URLs in 2 files")
+    entries = sitemap_entries(site)
+    assert set(entries) == {
+        "https://example.org/", "https://example.org/guide/", "https://example.org/guide/%C3%BC%20b.html",
+        "https://example.org/a&b.html",
+    }
+    assert entries["https://example.org/"]["lastmod"] == "2023-11-14T22:13:20+00:00"
+    assert "Sitemap: https://example.org/sitemap.xml" in (site / "robots.txt").read_text()
+    check = sitemapkit("check", str(site), "--base-url", "https://example.org/")
+    assert check.returncode == 0, check.stdout
+    assert check.stdout.strip() == "sitemapkit check: 4 URLs in 1 file; no problems"
+
+
+def test_generate_from_a_list(tmp_path: Path) -> None:
+    urls = "".join(f"https://example.org/p{i:03d}\t2024-01-{1 + i % 28:02d}\n" for i in range(120))
+    result = sitemapkit("generate", "--input", "-", "--base-url", "https://example.org/", "--out", str(tmp_path / "o"),
+                        "--gzip", "--max-urls", "50", stdin=urls)
+    assert result.returncode == 0, result.stderr
+    assert "120 URLs in" in result.stdout
+    assert len(sitemap_entries(tmp_path / "o")) == 120
+    assert all(p.name.endswith(".xml.gz") for p in (tmp_path / "o").glob("sitemap-*"))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["build", "{site}", "--base-url", "example.org"], "--base-url: 'example.org' is not an absolute http(s) URL"),
+        (["build", "{site}", "--base-url", "https://x.org/", "--max-bytes", "60000000"], "--max-bytes: 60000000 must be"),
+        (["build", "{site}", "--base-url", "https://x.org/", "--filename", "../s.xml"], "--filename: '../s.xml' must be a plain file name"),
+        (["build", "{missing}", "--base-url", "https://x.org/"], "is not a folder"),
+        (["generate", "--input", "{missing}", "--base-url", "https://x.org/", "--out", "{out}"], "No such file or directory"),
+        (["check", "{site}", "--base-url", "nope"], "--base-url:"),
+    ],
+)
+def test_bad_input_is_one_line_never_a_traceback(tmp_path: Path, args: list[str], message: str) -> None:
+    site = make_site(tmp_path)
+    values = {"site": str(site), "missing": str(tmp_path / "missing"), "out": str(tmp_path / "out")}
+    result = sitemapkit(*[a.format(**values) for a in args])
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+
+
+def test_bad_lastmod_in_list_is_one_line(tmp_path: Path) -> None:
+    result = sitemapkit("generate", "--input", "-", "--base-url", "https://x.org/", "--out", str(tmp_path),
+                        stdin="https://x.org/a\tyesterday\n")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "lastmod 'yesterday' is not a W3C Datetime" in result.stderr
+
+
+def test_check_reports_problems_with_file_and_line(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    (site / "sitemap.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        "<url><loc>https://example.org/</loc></url>\n"
+        "<url><loc>https://example.org/guide/ü b.html</loc></url>\n"
+        "<url><loc>https://other.org/x</loc></url>\n"
+        "<url><loc>https://example.org/missing.html</loc><lastmod>2024-13</lastmod></url>\n"
+        "<url><lastmod>2024-01-01</lastmod><loc>https://example.org/a&amp;b.html</loc><changefreq>sometimes</changefreq></url>\n"
+        "</urlset>\n"
+    )
+    (site / "robots.txt").write_text("User-agent: *\nSitemap: https://example.org/nothere.xml\n")
+    result = sitemapkit("check", str(site), "--base-url", "https://example.org/", "--report-file", str(tmp_path / "r.txt"))
+    assert result.returncode == 1
+    out = result.stdout
+    assert "robots.txt:2: Sitemap: https://example.org/nothere.xml does not point at a sitemap" in out
+    assert "sitemap.xml:4: loc 'https://example.org/guide/ü b.html' is not percent-encoded" in out
+    assert "sitemap.xml:5: loc https://other.org/x is outside https://example.org/" in out
+    assert "sitemap.xml:6: https://example.org/missing.html has no file in the site" in out
+    assert "sitemap.xml:6: lastmod '2024-13' is not a W3C Datetime" in out
+    assert "sitemap.xml:7: changefreq 'sometimes'" in out
+    assert "sitemap.xml:7: <url> children out of order" in out
+    assert (tmp_path / "r.txt").read_text().count("\n") == out.count("\n")
+
+
+def test_check_unescaped_ampersand_and_limits(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    (site / "sitemap.xml").write_text(
+        '<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        "<url><loc>https://example.org/a&b.html</loc></url>\n</urlset>\n"
+    )
+    result = sitemapkit("check", str(site), "--base-url", "https://example.org/")
+    assert result.returncode == 1 and "sitemap.xml:3: not well-formed XML" in result.stdout
+
+
+def test_check_finds_shards_and_over_count(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    assert sitemapkit("build", str(site), "--base-url", "https://example.org/", "--max-urls", "1").returncode == 0
+    ok = sitemapkit("check", str(site), "--base-url", "https://example.org/")
+    assert ok.returncode == 0 and "4 URLs in" in ok.stdout, ok.stdout

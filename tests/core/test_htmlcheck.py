@@ -1,0 +1,267 @@
+"""check_built_page: pages a sitemap must leave out, read from their built <head>.
+
+Google Search Central: "noindex ... prevents a page from being indexed"; a
+rel="canonical" names "the preferred URL" of duplicates; an instant meta refresh
+is read as a redirect. A sitemap should list neither.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitemapkit.htmlcheck import HEAD_READ_LIMIT, check_built_page, comparable_url, refresh_url
+
+PAGE_URL = "https://example.com/docs/guide/"
+
+
+def _page(head: str, body: str = "<p>Text</p>") -> str:
+    return f"<!doctype html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n<title>T</title>\n{head}\n</head>\n<body>{body}</body>\n</html>\n"
+
+
+CASES = [
+    # (head snippet, expected reason, expected canonical target)
+    ("", None, None),
+    # robots meta
+    ('<meta name="robots" content="noindex">', "noindex", None),
+    ('<meta name="robots" content="noindex,nofollow">', "noindex", None),
+    ('<meta name="robots" content="nofollow, noindex">', "noindex", None),
+    ('<meta name="robots" content="noindex nofollow">', "noindex", None),
+    ('<meta name="robots" content="max-snippet:-1, NOINDEX">', "noindex", None),
+    ('<meta name="robots" content="none">', "noindex", None),
+    ('<meta name="robots" content="nofollow">', None, None),
+    ('<meta name="robots" content="index, follow">', None, None),
+    ('<meta name="robots" content="noindexer">', None, None),
+    ('<meta name="robots" content="">', None, None),
+    ('<meta name="robots">', None, None),
+    ('<meta name="googlebot" content="noindex">', "noindex", None),
+    ('<meta name="GoogleBot" content="None">', "noindex", None),
+    ('<meta name="bingbot" content="noindex">', None, None),  # another crawler's business
+    ('<meta name="description" content="noindex tips">', None, None),
+    ('<META NAME="ROBOTS" CONTENT="NOINDEX">', "noindex", None),
+    ("<meta content='noindex' name='robots'/>", "noindex", None),
+    ("<meta content=noindex name=robots>", "noindex", None),
+    ('<meta name=" robots " content="noindex">', "noindex", None),
+    ('<meta name="robots" content="&#110;oindex">', "noindex", None),
+    ('<meta name="robots" content="noindex" name="description">', "noindex", None),  # first attribute counts
+    ('<!-- <meta name="robots" content="noindex"> -->', None, None),
+    ('<script>var s = \'<meta name="robots" content="noindex">\';</script>', None, None),
+    # canonical
+    ('<link rel="canonical" href="https://example.com/docs/guide/">', None, None),
+    ('<link rel="canonical" href="https://example.com/docs/other/">', "canonical", "https://example.com/docs/other/"),
+    ('<link rel="canonical" href="../other/">', "canonical", "https://example.com/docs/other/"),
+    ('<link rel="canonical" href="/docs/other/">', "canonical", "https://example.com/docs/other/"),
+    ('<link rel="canonical" href="./">', None, None),
+    ('<link rel="canonical" href="">', None, None),
+    ('<link rel="canonical" href="#top">', None, None),
+    ('<link href="https://example.com/docs/other/" rel="canonical" />', "canonical", "https://example.com/docs/other/"),
+    ("<link rel='canonical' href='https://example.com/docs/other/'>", "canonical", "https://example.com/docs/other/"),
+    ('<LINK REL="Canonical" HREF="https://example.com/docs/other/">', "canonical", "https://example.com/docs/other/"),
+    ('<link rel="alternate canonical" href="/x">', "canonical", "https://example.com/x"),
+    ('<link rel="alternate" href="/x" hreflang="de">', None, None),
+    ('<link rel="canonical">', None, None),
+    ('<link rel="canonical" href="  https://example.com/docs/other/\n">', "canonical", "https://example.com/docs/other/"),
+    ('<link rel="canonical" href="https://example.com/a?x=1&amp;y=2">', "canonical", "https://example.com/a?x=1&y=2"),
+    # canonical: the same address spelled differently is the page itself
+    ('<link rel="canonical" href="HTTPS://EXAMPLE.COM/docs/guide/">', None, None),
+    ('<link rel="canonical" href="https://example.com:443/docs/guide/">', None, None),
+    ('<link rel="canonical" href="https://example.com/docs/guide/index.html">', None, None),
+    ('<link rel="canonical" href="index.html">', None, None),
+    ('<link rel="canonical" href="https://example.com/docs/%67uide/">', None, None),
+    ('<link rel="canonical" href="https://example.com/docs/./guide/">', None, None),
+    ('<link rel="canonical" href="https://example.com/docs/guide/#intro">', None, None),
+    # canonical: different addresses, worth a user's look
+    ('<link rel="canonical" href="http://example.com/docs/guide/">', "canonical", "http://example.com/docs/guide/"),
+    ('<link rel="canonical" href="https://www.example.com/docs/guide/">', "canonical", "https://www.example.com/docs/guide/"),
+    ('<link rel="canonical" href="https://example.com/docs/guide">', "canonical", "https://example.com/docs/guide"),
+    ('<link rel="canonical" href="https://example.com:8443/docs/guide/">', "canonical", "https://example.com:8443/docs/guide/"),
+    ('<link rel="canonical" href="https://example.com/docs/guide/?page=2">', "canonical", "https://example.com/docs/guide/?page=2"),
+    ('<link rel="canonical" href="mailto:web@example.com">', None, None),
+    ('<link rel="canonical" href="http://[broken/">', None, None),
+    # two canonical links that disagree cancel out; two that agree count
+    ('<link rel="canonical" href="/a"><link rel="canonical" href="/b">', None, None),
+    ('<link rel="canonical" href="/a"><link rel="canonical" href="https://example.com/a">', "canonical", "https://example.com/a"),
+    # <base href> changes what a relative href means
+    ('<base href="https://example.com/other/"><link rel="canonical" href="./">', "canonical", "https://example.com/other/"),
+    ('<link rel="canonical" href="./"><base href="/other/">', "canonical", "https://example.com/other/"),
+    ('<base target="_blank"><link rel="canonical" href="./">', None, None),
+    # meta refresh
+    ('<meta http-equiv="refresh" content="0; url=https://example.com/new/">', "redirect", None),
+    ('<meta http-equiv="refresh" content="0;URL=\'../new/\'">', "redirect", None),
+    ('<meta http-equiv="Refresh" content="0; url=/new/">', "redirect", None),
+    ('<meta content="1;url=/new/" http-equiv="refresh" />', "redirect", None),
+    ('<meta http-equiv="refresh" content="0, /new/">', "redirect", None),
+    ('<meta http-equiv="refresh" content="5; url=/new/">', "redirect", None),
+    ('<meta http-equiv="refresh" content="0; url=&quot;/new/&quot;">', "redirect", None),
+    ('<meta http-equiv="refresh" content="30">', None, None),  # a timed reload
+    ('<meta http-equiv="refresh" content="0; url=./">', None, None),  # reload of itself
+    ('<meta http-equiv="refresh" content="0; url=https://example.com/docs/guide/index.html">', None, None),
+    ('<meta http-equiv="refresh" content="later; url=/new/">', None, None),  # invalid: ignored by browsers
+    ('<meta http-equiv="refresh">', None, None),
+    ('<meta http-equiv="refresh" content="0; url=javascript:void(0)">', None, None),
+    ('<meta http-equiv="refresh" content="0; url=http://[::1">', None, None),
+    ('<meta http-equiv="refresh" content="0; url=/new/"><meta http-equiv="refresh" content="0; url=/other/">', "redirect", None),
+    ('<meta http-equiv="content-type" content="text/html; charset=utf-8">', None, None),
+    # several reasons: the most explicit wins, the canonical target is still told
+    (
+        '<link rel="canonical" href="/new/"><meta http-equiv="refresh" content="0; url=/new/">',
+        "redirect",
+        "https://example.com/new/",
+    ),
+    ('<meta name="robots" content="noindex"><link rel="canonical" href="/new/">', "noindex", "https://example.com/new/"),
+    ('<meta name="robots" content="noindex"><meta http-equiv="refresh" content="0; url=/new/">', "noindex", None),
+]
+
+
+@pytest.mark.parametrize(("head", "reason", "target"), CASES)
+def test_head_table(tmp_path, head, reason, target):
+    page = tmp_path / "index.html"
+    page.write_text(_page(head), encoding="utf-8")
+    assert check_built_page(page, PAGE_URL) == (reason, target)
+
+
+SWITCHES = {"noindex": "noindex", "canonical": "canonical", "redirect": "redirects"}
+
+
+@pytest.mark.parametrize(("head", "reason", "target"), [case for case in CASES if case[1]])
+def test_each_switch_turns_its_check_off(tmp_path, head, reason, target):
+    page = tmp_path / "index.html"
+    page.write_text(_page(head), encoding="utf-8")
+    off = {SWITCHES[reason]: False}
+    found_reason, found_target = check_built_page(page, PAGE_URL, **off)
+    assert found_reason != reason
+    if reason == "canonical":
+        assert found_target is None  # a check that is off is not looked at
+    assert check_built_page(page, PAGE_URL, noindex=False, canonical=False, redirects=False) == (None, None)
+
+
+def test_only_the_head_is_read(tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text(_page("", body='<meta name="robots" content="noindex"><link rel="canonical" href="/x">'))
+    assert check_built_page(page, PAGE_URL) == (None, None)
+
+
+def test_a_page_without_head_tags_is_read_up_to_body(tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text('<meta name="robots" content="noindex"><title>T</title><body><p>x</p>')
+    assert check_built_page(page, PAGE_URL) == ("noindex", None)
+    page.write_text('<title>T</title><body><meta name="robots" content="noindex">')
+    assert check_built_page(page, PAGE_URL) == (None, None)
+
+
+def test_head_past_the_read_limit_is_not_seen(tmp_path):
+    page = tmp_path / "page.html"
+    padding = "<script>" + "x" * HEAD_READ_LIMIT + "</script>"
+    page.write_text(_page(padding + '<meta name="robots" content="noindex">'))
+    assert check_built_page(page, PAGE_URL) == (None, None)
+    page.write_text(_page('<meta name="robots" content="noindex">' + padding))
+    assert check_built_page(page, PAGE_URL) == ("noindex", None)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "page_url", "href"),
+    [
+        ("utf-8", "https://example.com/%C3%BCber/", "/\u00fcber/"),
+        ("iso-8859-1", "https://example.com/%C3%BCber/", "/\u00fcber/"),
+        ("utf-8", "https://example.com/\u00fcber/", "https://example.com/%c3%bcber/"),
+    ],
+)
+def test_non_ascii_canonical_matches_the_encoded_url(tmp_path, encoding, page_url, href):
+    page = tmp_path / "page.html"
+    head = f'<meta charset="{encoding}"><link rel="canonical" href="{href}">'
+    page.write_bytes(f"<html><head>{head}</head><body></body></html>".encode(encoding))
+    assert check_built_page(page, page_url) == (None, None)
+    assert check_built_page(page, "https://example.com/other/")[0] == "canonical"
+
+
+def test_a_missing_file_raises_oserror(tmp_path):
+    with pytest.raises(OSError):
+        check_built_page(tmp_path / "missing.html", PAGE_URL)
+
+
+@pytest.mark.parametrize(
+    ("content", "url"),
+    [
+        ("0; url=/a", "/a"),
+        ("0;url=/a", "/a"),
+        ("0 ; URL = /a", "/a"),
+        ("0; url='/a' trailing", "/a"),
+        ('0; url="/a', "/a"),
+        ("0; /a", "/a"),
+        ("0,/a", "/a"),
+        ("0 /a", "/a"),
+        ("0.5; url=/a", "/a"),
+        (".5; url=/a", "/a"),
+        ("  3  ;  url=/a  ", "/a"),
+        ("0; urx", "urx"),
+        ("0; url /a", "url /a"),
+        ("0; 'quoted'", "quoted"),
+        ("0", None),
+        ("0;", None),
+        ("0; url=", None),
+        ("", None),
+        ("x", None),
+        ("0x; url=/a", None),
+        ("-1; url=/a", None),
+    ],
+)
+def test_refresh_url_follows_the_html_standard(content, url):
+    assert refresh_url(content) == url
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "same"),
+    [
+        ("https://Example.com/a", "https://example.com/a", True),
+        ("HTTPS://example.com/a", "https://example.com/a", True),
+        ("http://example.com:80/a", "http://example.com/a", True),
+        ("https://example.com:80/a", "https://example.com/a", False),
+        ("https://example.com", "https://example.com/", True),
+        ("https://example.com/%7Ea", "https://example.com/~a", True),
+        ("https://example.com/%c3%bc", "https://example.com/\u00fc", True),
+        ("https://example.com/a%2fb", "https://example.com/a%2Fb", True),
+        ("https://example.com/a%2Fb", "https://example.com/a/b", False),
+        ("https://example.com/a/../b", "https://example.com/b", True),
+        ("https://example.com/d/index.html", "https://example.com/d/", True),
+        ("https://example.com/index.htm", "https://example.com/", True),
+        ("https://example.com/d/main.html", "https://example.com/d/", False),
+        ("https://example.com/a#x", "https://example.com/a", True),
+        ("https://example.com/a?b=1", "https://example.com/a", False),
+        ("https://example.com/a", "https://example.com/a/", False),
+        ("https://b\u00fccher.example/", "https://xn--bcher-kva.example/", True),
+    ],
+)
+def test_comparable_url(one, other, same):
+    assert (comparable_url(one) == comparable_url(other)) is same
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=600), st.sampled_from([b"", b"<head>", b'<meta name="robots" content="', b"<link rel=canonical href=", b'<meta http-equiv=refresh content="0;url=']))
+def test_any_bytes_give_an_answer_not_a_traceback(tmp_path_factory, noise, prefix):
+    page = tmp_path_factory.mktemp("fuzz") / "page.html"
+    page.write_bytes(prefix + noise)
+    reason, target = check_built_page(page, PAGE_URL)
+    assert reason in (None, "noindex", "canonical", "redirect")
+    assert target is None or target.startswith(("http", "https"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(max_size=40),
+    st.text(max_size=40),
+    st.text(max_size=40),
+    st.sampled_from([PAGE_URL, "https://example.com", "http://[bad/", "https://example.com:99999/"]),
+)
+def test_any_attribute_values_give_an_answer_not_a_traceback(tmp_path_factory, canonical, refresh, base, page_url):
+    from html import escape
+
+    page = tmp_path_factory.mktemp("fuzz") / "page.html"
+    head = (
+        f'<base href="{escape(base)}"><link rel="canonical" href="{escape(canonical)}">'
+        f'<meta http-equiv="refresh" content="{escape(refresh)}">'
+    )
+    page.write_text(_page(head), encoding="utf-8", errors="surrogatepass")
+    reason, target = check_built_page(page, page_url)
+    assert reason in (None, "canonical", "redirect")
+    assert target is None or target.startswith(("http:", "https:"))

@@ -1,0 +1,187 @@
+"""build_site and the writer: files on disk, robots.txt, stale shards, safety."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import sitemap_entries
+from sitemapkit import Options, OutputError, Page, UrlError, build_site
+from sitemapkit.robots import merge_sitemap_lines
+from sitemapkit.writer import atomic_write, gzip_bytes
+
+BASE = "https://example.org/"
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+class TestRobotsMerge:
+    def test_created_when_missing(self) -> None:
+        assert merge_sitemap_lines(None, ["https://x.org/sitemap.xml"]) == (
+            "User-agent: *\nDisallow:\n\nSitemap: https://x.org/sitemap.xml\n"
+        )
+
+    def test_every_other_byte_kept_and_idempotent(self) -> None:
+        existing = "# ours\r\nUser-agent: *\r\nDisallow: /private/\r\nSitemap: https://other.org/theirs.xml\r\n"
+        once = merge_sitemap_lines(existing, ["https://x.org/sitemap.xml"])
+        assert once.startswith(existing)
+        assert once.endswith("Sitemap: https://x.org/sitemap.xml\r\n")
+        assert merge_sitemap_lines(once, ["https://x.org/sitemap.xml"]) == once
+
+    def test_own_lines_replaced_in_place(self) -> None:
+        existing = "User-agent: *\nSitemap: https://x.org/sitemap.xml\nSitemap: https://x.org/sitemap-index-2.xml\nDisallow: /a\n"
+        merged = merge_sitemap_lines(existing, ["https://x.org/sitemap.xml"], lambda url: "sitemap-index-" in url)
+        assert merged == "User-agent: *\nSitemap: https://x.org/sitemap.xml\nDisallow: /a\n"
+
+    def test_no_trailing_newline(self) -> None:
+        assert merge_sitemap_lines("User-agent: *\nDisallow:", ["https://x.org/s.xml"]) == (
+            "User-agent: *\nDisallow:\n\nSitemap: https://x.org/s.xml\n"
+        )
+
+    @pytest.mark.parametrize("url", ["https://x.org/a\nDisallow: /", "https://x.org/a\r", "https://x.org/ü"])
+    def test_line_breaks_never_reach_robots(self, url: str) -> None:
+        with pytest.raises(UrlError):
+            merge_sitemap_lines("", [url])
+
+
+class TestWriter:
+    def test_gzip_has_no_timestamp_or_name(self) -> None:
+        data = gzip_bytes(b"hello")
+        assert data[4:8] == b"\0\0\0\0" and data[3] == 0  # MTIME 0, no FNAME flag
+        assert gzip.decompress(data) == b"hello"
+        assert gzip_bytes(b"hello") == data
+
+    @pytest.mark.parametrize("name", ["../x", "a/b", "", ".."])
+    def test_refuses_paths(self, tmp_path: Path, name: str) -> None:
+        with pytest.raises(OutputError):
+            atomic_write(tmp_path, name, b"")
+
+    def test_no_temporary_left_on_failure(self, tmp_path: Path) -> None:
+        class Boom(Exception):
+            pass
+
+        def pages():
+            yield Page("a")
+            raise Boom
+
+        with pytest.raises(Boom):
+            build_site(pages(), Options(base_url=BASE), tmp_path)
+        assert list(tmp_path.iterdir()) == []
+
+
+class TestBuildSite:
+    def test_writes_and_reports(self, tmp_path: Path) -> None:
+        report = build_site([Page("a&b.html"), Page("ümlaut/"), Page("/outside", lastmod=None)],
+                            Options(base_url="https://example.org/docs/", lastmod="none"), tmp_path)
+        assert report.urls == 2
+        assert report.excluded_counts() == {"outside base_url": 1}
+        assert "2 URLs in 1 file" in report.summary()
+        assert set(sitemap_entries(tmp_path)) == {"https://example.org/docs/a&b.html", "https://example.org/docs/%C3%BCmlaut/"}
+        # Below the host root no robots.txt is written; the summary says what to add.
+        assert not (tmp_path / "robots.txt").exists()
+        assert "'Sitemap: https://example.org/docs/sitemap.xml'" in report.summary()
+
+    def test_robots_txt_merged_never_clobbered(self, tmp_path: Path) -> None:
+        original = "User-agent: *\nDisallow: /private/\n"
+        (tmp_path / "robots.txt").write_text(original)
+        build_site([Page("a")], Options(base_url=BASE), tmp_path)
+        text = (tmp_path / "robots.txt").read_text()
+        assert text.startswith(original) and text.endswith("Sitemap: https://example.org/sitemap.xml\n")
+        build_site([Page("a")], Options(base_url=BASE), tmp_path)
+        assert (tmp_path / "robots.txt").read_text() == text
+
+    def test_robots_txt_switches(self, tmp_path: Path) -> None:
+        build_site([Page("a")], Options(base_url=BASE, robots_txt=False), tmp_path)
+        assert not (tmp_path / "robots.txt").exists()
+        build_site([Page("a")], Options(base_url="https://example.org/docs/", robots_txt=True), tmp_path)
+        assert "Sitemap: https://example.org/docs/sitemap.xml" in (tmp_path / "robots.txt").read_text()
+
+    def test_robots_lists_every_index(self, tmp_path: Path) -> None:
+        build_site([Page(f"p{i:04d}") for i in range(300)], Options(base_url=BASE, max_urls=5, max_sitemaps=3, lastmod="none"), tmp_path)
+        lines = [l for l in (tmp_path / "robots.txt").read_text().splitlines() if l.startswith("Sitemap:")]
+        assert lines[0] == "Sitemap: https://example.org/sitemap.xml" and len(lines) > 1
+        assert all((tmp_path / l.rsplit("/", 1)[1]).is_file() for l in lines)
+
+    def test_stale_shards_removed_nothing_else(self, tmp_path: Path) -> None:
+        (tmp_path / "sitemap-notours.xml").write_text("user file")
+        (tmp_path / "index.html").write_text("page")
+        build_site([Page(f"p{i:04d}") for i in range(400)], Options(base_url=BASE, max_urls=10, lastmod="none"), tmp_path)
+        many = {p.name for p in tmp_path.glob("sitemap-*.xml")}
+        build_site([Page(f"p{i:04d}") for i in range(5)], Options(base_url=BASE, max_urls=10, lastmod="none"), tmp_path)
+        left = {p.name for p in tmp_path.iterdir()}
+        assert left == {"sitemap.xml", "robots.txt", "sitemap-notours.xml", "index.html"}
+        assert len(many) > 10
+
+    def test_same_input_same_bytes_on_disk(self, tmp_path: Path) -> None:
+        a, b = tmp_path / "a", tmp_path / "b"
+        a.mkdir(), b.mkdir()
+        make = lambda: [Page(f"ü{i:04d}", lastmod=dt.date(2024, 1, 1 + i % 28)) for i in range(500)]
+        build_site(make(), Options(base_url=BASE, max_urls=50, gzip=True), a)
+        build_site(reversed(make()), Options(base_url=BASE, max_urls=50, gzip=True), b)
+        assert snapshot(a) == snapshot(b)
+
+    def test_exclude_globs_on_path_below_base(self, tmp_path: Path) -> None:
+        report = build_site([Page("drafts/x/"), Page("keep/"), Page("ü/secret.html")],
+                            Options(base_url=BASE, exclude=("drafts/*", "ü/*"), lastmod="none"), tmp_path)
+        assert set(sitemap_entries(tmp_path)) == {"https://example.org/keep/"}
+        assert report.excluded_counts() == {"exclude": 2}
+
+    def test_front_matter_wins_and_members_take_newest(self, tmp_path: Path) -> None:
+        src = tmp_path / "src.md"
+        src.write_text("x")
+        os.utime(src, (1_600_000_000, 1_600_000_000))
+        out = tmp_path / "out"
+        out.mkdir()
+        pages = [
+            Page("a/", lastmod=dt.date(2024, 3, 1), source=src),
+            Page("b/", lastmod="2024-04-01 10:30"),
+            Page("tags/x/", members=("a/", "b/")),
+        ]
+        build_site(pages, Options(base_url=BASE, robots_txt=False), out)
+        entries = sitemap_entries(out)
+        assert entries["https://example.org/a/"]["lastmod"] == "2024-03-01"
+        assert entries["https://example.org/b/"]["lastmod"] == "2024-04-01T10:30:00+00:00"
+        assert entries["https://example.org/tags/x/"]["lastmod"] == "2024-04-01T10:30:00+00:00"
+
+    def test_lastmod_none_writes_no_dates(self, tmp_path: Path) -> None:
+        build_site([Page("a", lastmod=dt.date(2024, 1, 1))], Options(base_url=BASE, lastmod="none"), tmp_path)
+        assert "<lastmod>" not in (tmp_path / "sitemap.xml").read_text()
+
+    def test_hreflang_groups_list_every_member_and_themselves(self, tmp_path: Path) -> None:
+        pages = [
+            Page("en/a/", hreflang="en", translation_key="a"),
+            Page("fr/a/", hreflang="fr", translation_key="a"),
+            Page("de/a/", hreflang="de", translation_key="a"),
+            Page("en/only/", hreflang="en", translation_key="only"),
+        ]
+        build_site(pages, Options(base_url=BASE, x_default="en", lastmod="none"), tmp_path)
+        entries = sitemap_entries(tmp_path)
+        group = [("de", "https://example.org/de/a/"), ("en", "https://example.org/en/a/"),
+                 ("fr", "https://example.org/fr/a/"), ("x-default", "https://example.org/en/a/")]
+        for lang in ("en", "fr", "de"):
+            assert entries[f"https://example.org/{lang}/a/"]["alternates"] == sorted(group)
+        assert entries["https://example.org/en/only/"]["alternates"] == []
+
+    def test_control_character_url_reported_not_written(self, tmp_path: Path) -> None:
+        report = build_site([Page("ok"), Page("bad\nline")], Options(base_url=BASE, lastmod="none"), tmp_path)
+        assert report.urls == 1 and report.excluded_counts() == {"invalid URL": 1}
+        assert "control characters" in report.notices[0].message
+
+    def test_report_file(self, tmp_path: Path) -> None:
+        build_site([Page("a"), Page("/x")], Options(base_url="https://example.org/d/", report_file="sitemap-report.txt", lastmod="none"), tmp_path)
+        text = (tmp_path / "sitemap-report.txt").read_text()
+        assert "excluded (outside base_url): /x" in text
+
+    def test_gzip_copy_of_entry_point(self, tmp_path: Path) -> None:
+        build_site([Page("a")], Options(base_url=BASE, gzip_copy=True, lastmod="none"), tmp_path)
+        assert gzip.decompress((tmp_path / "sitemap.xml.gz").read_bytes()) == (tmp_path / "sitemap.xml").read_bytes()
+
+    def test_missing_output_folder(self, tmp_path: Path) -> None:
+        with pytest.raises(OutputError):
+            build_site([Page("a")], Options(base_url=BASE), tmp_path / "nope")

@@ -1,0 +1,94 @@
+"""URL encoding, XML escaping and scoping: tables of inputs at the edges."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitemapkit import ConfigError, Options, UrlError
+from sitemapkit.urls import OutOfScope, Scope, encode_url, escape_xml
+
+BASE = "https://example.org/docs/"
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("ümlat.php", "https://example.org/docs/%C3%BCmlat.php"),  # the protocol's own example
+        ("a b/c.html", "https://example.org/docs/a%20b/c.html"),
+        ("already%20encoded/", "https://example.org/docs/already%20encoded/"),  # not encoded twice
+        ("100%/", "https://example.org/docs/100%25/"),  # a lone % is encoded
+        ("bad%zz", "https://example.org/docs/bad%25zz"),
+        ("q?a=1&b=2", "https://example.org/docs/q?a=1&b=2"),
+        ("日本/", "https://example.org/docs/%E6%97%A5%E6%9C%AC/"),
+        ("x[1]<>\"{}|\\^`", "https://example.org/docs/x%5B1%5D%3C%3E%22%7B%7D%7C%5C%5E%60"),
+        ("it's(ok)!*", "https://example.org/docs/it's(ok)!*"),
+        ("", "https://example.org/docs/"),
+        ("/docs/a/", "https://example.org/docs/a/"),
+        ("sub/../b/", "https://example.org/docs/b/"),
+        ("https://EXAMPLE.org:443/docs/x", "https://example.org/docs/x"),
+        ("HTTPS://example.org/docs/é", "https://example.org/docs/%C3%A9"),
+        ("frag.html#top", "https://example.org/docs/frag.html#top"),
+    ],
+)
+def test_loc_encoding(given: str, expected: str) -> None:
+    assert Scope(BASE).loc(given) == expected
+
+
+@pytest.mark.parametrize(
+    ("given", "reason"),
+    [
+        ("/other/", "outside base_url"),
+        ("../up.html", "outside base_url"),
+        ("http://example.org/docs/x", "outside base_url"),  # another scheme
+        ("https://example.org:8443/docs/x", "outside base_url"),  # another port
+        ("https://www.example.org/docs/x", "outside base_url"),  # another host
+        ("https://example.org/docsx/", "outside base_url"),  # a sibling folder, not a child
+        ("a" * 2100, "too long"),
+    ],
+)
+def test_out_of_scope(given: str, reason: str) -> None:
+    with pytest.raises(OutOfScope) as raised:
+        Scope(BASE).loc(given)
+    assert raised.value.reason == reason
+
+
+def test_loc_length_limit_exact() -> None:
+    """<loc>: "This value must be less than 2,048 characters"."""
+    scope = Scope(BASE)
+    room = 2047 - len(scope.prefix)
+    assert len(scope.loc("a" * room)) == 2047
+    with pytest.raises(OutOfScope):
+        scope.loc("a" * (room + 1))
+
+
+@pytest.mark.parametrize("given", ["a\nb", "a\rb", "tab\there", "nul\x00", "del\x7f", "https://example.org/docs/\n"])
+def test_control_characters_rejected(given: str) -> None:
+    with pytest.raises(UrlError, match="control characters"):
+        Scope(BASE).loc(given)
+
+
+def test_idna_host_and_default_port() -> None:
+    assert encode_url("http://bücher.example:80/ä") == "http://xn--bcher-kva.example/%C3%A4"
+    assert Scope("https://bücher.example/").loc("x") == "https://xn--bcher-kva.example/x"
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [("a&b", "a&amp;b"), ("it's", "it&apos;s"), ('"q"', "&quot;q&quot;"), ("<x>", "&lt;x&gt;"), ("plain", "plain")],
+)
+def test_escape_xml(given: str, expected: str) -> None:
+    assert escape_xml(given) == expected
+
+
+def test_base_without_trailing_slash_is_a_folder() -> None:
+    assert Scope("https://example.org/docs").loc("a/") == "https://example.org/docs/a/"
+
+
+@pytest.mark.parametrize(
+    "base", ["", "   ", "example.org", "/docs/", "ftp://example.org/", "https://", "https:///path", "https://x.org/?q=1", "https://x.org/a b/"]
+)
+def test_bad_base_url(base: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        Options(base_url=base)
+    assert raised.value.option == "base_url"
+    assert raised.value.for_setting("site_url").startswith("site_url: ")
