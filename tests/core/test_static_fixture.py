@@ -1,0 +1,49 @@
+"""`sitemapkit build` over fixtures/static, a hand-written site, as a user runs it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import FIXTURES, sitemap_entries
+
+
+def test_static_site_lists_only_indexable_pages(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(FIXTURES / "static", site)
+    robots_before = (site / "robots.txt").read_text()
+    result = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/", "--verbose"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert set(sitemap_entries(site)) == {
+        "https://example.org/",
+        "https://example.org/about/",
+        "https://example.org/blog/%C3%BCmlaut%20post.html",
+        "https://example.org/blog/q&a.html",
+    }
+    summary = result.stdout.splitlines()[0]
+    assert summary.endswith("excluded 1 canonical, 1 noindex, 1 redirect, 1 robots.txt"), summary
+    # Verbose: every excluded URL with its reason.
+    assert "excluded (noindex): https://example.org/blog/draft.html" in result.stdout
+    assert "excluded (robots.txt): https://example.org/private/" in result.stdout
+    robots = (site / "robots.txt").read_text()
+    assert robots.startswith(robots_before) and robots.endswith("Sitemap: https://example.org/sitemap.xml\n")
+    check = subprocess.run([sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", "https://example.org/"],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout
+
+
+def test_each_check_can_be_switched_off(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(FIXTURES / "static", site)
+    result = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/",
+         "--no-check-noindex", "--no-check-canonical", "--no-check-redirects", "--no-check-robots-rules"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert len(sitemap_entries(site)) == 8
