@@ -21,7 +21,8 @@ from .check import check_site
 from .errors import ConfigError, SitemapkitError
 from .model import Options, Page
 from .site import build_site
-from .sitemap import GenerateResult, generate
+from .bulk import write_url_list
+from .sitemap import GenerateResult
 
 # Pages a static site writes that are never content to index.
 NOT_PAGES = {"404.html"}
@@ -82,17 +83,6 @@ def find_pages(site_dir: Path) -> Iterator[Page]:
             yield Page(url, source=path, output=path)
 
 
-def _read_url_list(path: str) -> Iterator[Page]:
-    handle = sys.stdin if path == "-" else open(path, encoding="utf-8")
-    with handle:
-        for number, line in enumerate(handle, 1):
-            line = line.rstrip("\n").rstrip("\r")
-            if not line or line.startswith("#"):
-                continue
-            url, _, lastmod = line.partition("\t")
-            yield Page(url, lastmod=lastmod or None)
-
-
 def cmd_build(args: argparse.Namespace) -> int:
     options = _options(args, _BUILD_OPTIONS)
     site_dir = Path(args.site_dir)
@@ -111,7 +101,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     result = GenerateResult()
-    files = writer.write_files(out, generate(_read_url_list(args.input), options, result))
+    with (sys.stdin.buffer if args.input == "-" else open(args.input, "rb")) as source:
+        files = write_url_list(source, options, out, result)
     writer.remove_stale(out, options.filename, [f.name for f in files])
     dropped = f"; dropped {len(result.excluded):,}" if result.excluded else ""
     plural = "s" if len(files) != 1 else ""

@@ -7,15 +7,15 @@ memory at once; :mod:`sitemapkit.writer` puts them on disk.
 
 from __future__ import annotations
 
-import collections
+import bisect
 import dataclasses
 import datetime as dt
 import hashlib
 import itertools
+import operator
 import re
 import zlib
 from collections.abc import Iterable, Iterator
-from typing import Callable
 
 from .errors import UrlError
 from .model import Excluded, Lastmod, Options, Page
@@ -96,38 +96,9 @@ def format_lastmod(value: Lastmod) -> tuple[str, dt.datetime] | None:
     raise UrlError(f"lastmod {value!r} must be a date, a datetime or a W3C Datetime string")
 
 
-def _boundary_bits(max_entries: int) -> int:
-    """Bits of a URL's hash that must be zero for it to open a new shard.
-
-    Shards average a quarter of what one file may hold, so the hard limits are
-    rarely what cuts a shard: boundaries then depend on the URLs alone, and adding
-    or removing a page changes only the shard it falls in (two, if it is itself a
-    boundary). A power of two keeps the rule stable while the site grows a little.
-    """
-    target = max(1, max_entries // 4)
-    return target.bit_length() - 1
-
-
-def _opens_shard(loc_bytes: bytes, bits: int) -> bool:
-    # crc32 is cheap; the multiply spreads its bits so the top `bits` are uniform.
-    return bits > 0 and ((zlib.crc32(loc_bytes) * 0x9E3779B1) & 0xFFFFFFFF) >> (32 - bits) == 0
-
-
-def _shard_name(stem: str, first_loc: str, suffix: str, taken: set[str]) -> str:
-    # Named by its first URL, not its position: a shard split elsewhere in the site
-    # does not rename (and so re-send) every shard after it.
-    digest = hashlib.blake2b(first_loc.encode("utf-8"), digest_size=5).hexdigest()
-    name = f"{stem}-{digest}{suffix}"
-    n = 2
-    while name in taken:
-        name = f"{stem}-{digest}-{n}{suffix}"
-        n += 1
-    taken.add(name)
-    return name
-
-
 class _Formatter:
-    """Turns one page into its ``<url>`` element (or text line)."""
+    """Turns one page into its ``<url>`` element (or text line), as ASCII bytes
+    without the line break."""
 
     def __init__(self, options: Options, scope: Scope, result: GenerateResult) -> None:
         self.options = options
@@ -140,17 +111,23 @@ class _Formatter:
         if options.priority is not None:
             extra += f"<priority>{options.priority:.1f}</priority>"
         self.default_extra = extra
+        self.previous: str | None = None
 
-    def entry(self, page: Page) -> tuple[str, str, tuple[str, dt.datetime] | None, bool] | None:
-        """``(loc, text, lastmod, has_alternates)`` or None when the page is dropped."""
+    def entry(self, page: Page) -> bytes | None:
+        """The entry for ``page``, or None when it is left out (and reported)."""
         try:
             loc = self.scope.loc(page.loc)
         except OutOfScope as out:
             self.result.excluded.append(Excluded(page.loc, out.reason))
             return None
+        if loc == self.previous:
+            # Sorted input puts duplicates side by side; a URL is listed once.
+            self.result.excluded.append(Excluded(page.loc, "duplicate"))
+            return None
+        self.previous = loc
         if self.text:
             # The text form: "one URL per line ... must not contain anything else".
-            return loc, loc + "\n", None, False
+            return loc.encode("ascii")
         lastmod = format_lastmod(page.lastmod)
         parts = ["<url><loc>", escape_xml(loc), "</loc>"]
         if lastmod is not None:
@@ -168,8 +145,8 @@ class _Formatter:
             parts.append(
                 f'<xhtml:link rel="alternate" hreflang="{hreflang}" href="{escape_xml(self._href(href))}"/>'
             )
-        parts.append("</url>\n")
-        return loc, "".join(parts), lastmod, bool(page.alternates)
+        parts.append("</url>")
+        return "".join(parts).encode("ascii")
 
     def _href(self, href: str) -> str:
         # Alternates may live on other hosts (one site per language), so they are
@@ -178,6 +155,198 @@ class _Formatter:
             return self.scope.loc(href)
         except OutOfScope:
             return encode_url(href)
+
+
+_ALTERNATE_MARK = b"<xhtml:link"
+_LASTMOD_TEXT = re.compile(rb"<lastmod>([^<]+)</lastmod>")
+# Dates whose text order is their time order: a date, or a UTC time to the second.
+_NOT_TEXT_ORDERED = re.compile(rb"<lastmod>(?!\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:\+00:00|Z))?</lastmod>)")
+
+
+def _newest_lastmod(body: bytes) -> str | None:
+    """The newest ``<lastmod>`` in a shard's entries, as written."""
+    dates = _LASTMOD_TEXT.findall(body)
+    if not dates:
+        return None
+    if _NOT_TEXT_ORDERED.search(body) is None:
+        return max(dates).decode("ascii")
+    return max(dates, key=lambda d: format_lastmod(d.decode("ascii"))[1]).decode("ascii")
+
+
+# Shards hold about this fraction of a full file (see ShardPlanner.choose_boundaries).
+SHARD_FRACTION = 16
+
+
+class ShardPlanner:
+    """Decides where shards start and end, and renders them. Pure: bytes in, bytes out.
+
+    Entries are ASCII bytes without their line break. A shard always starts at a
+    *boundary* entry, chosen by the entry's own content, so the cut points of one
+    part of the site do not depend on any other part; inside a run from one
+    boundary to the next, the hard limits (count, bytes) cut greedily.
+    """
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.text_format = options.format == "txt"
+        stem, _, ext = options.filename.rpartition(".")
+        self.stem = stem
+        self.suffix = "." + ext + (".gz" if options.gzip else "")
+        if self.text_format:
+            self.heads, self.foot = (b"", b""), b""
+        else:
+            self.heads = (
+                _urlset_head(options, False).encode("ascii"),
+                _urlset_head(options, True).encode("ascii"),
+            )
+            self.foot = _URLSET_FOOT.encode("ascii")
+        self.max_urls = options.max_urls
+        self.max_bytes = options.max_bytes
+        # Set by choose_boundaries once the average entry size is known.
+        self.threshold = 0
+
+    def fits_one_file(self, count: int, size: int, alternates: bool) -> bool:
+        """``size`` counts each entry's bytes plus its line break."""
+        return count <= self.max_urls and len(self.heads[alternates]) + size + len(self.foot) <= self.max_bytes
+
+    def fits_alone(self, entry: bytes) -> bool:
+        return self.fits_one_file(1, len(entry) + 1, _ALTERNATE_MARK in entry)
+
+    def choose_boundaries(self, average_entry: int) -> None:
+        """Fix the boundary rule from the average entry size (bytes with break).
+
+        Shards average a sixteenth to a thirty-second of what one file may hold,
+        so the hard limits practically never cut: boundaries then depend on the
+        entries alone, and adding or removing a page changes only the shard it
+        falls in (two, if it is itself a boundary). Small shards also let every
+        core work on its own part of a very large list. A power of two keeps the
+        rule stable as a site grows.
+        """
+        room = (self.max_bytes - len(self.heads[1]) - len(self.foot)) // max(1, average_entry)
+        target = max(1, min(self.max_urls, room) // SHARD_FRACTION)
+        bits = target.bit_length() - 1
+        # An entry opens a shard when the top `bits` bits of its crc32 are zero.
+        self.threshold = 1 << (32 - bits) if bits > 0 else 0
+
+    def boundaries(self, entries: list[bytes]) -> list[int]:
+        """Indexes of the entries that open a shard (crc32: cheap, and in C)."""
+        return list(itertools.compress(itertools.count(), map(self.threshold.__gt__, map(zlib.crc32, entries))))
+
+    def cut(self, entries: list[bytes]) -> list[tuple[int, int]]:
+        """Split one run (from a boundary to the next) greedily by the hard limits."""
+        n = len(entries)
+        ranges = []
+        if any(_ALTERNATE_MARK in e for e in entries):
+            start = count = size = 0
+            alternates = False
+            for i, entry in enumerate(entries):
+                entry_alternates = _ALTERNATE_MARK in entry
+                if count and not self.fits_one_file(count + 1, size + len(entry) + 1, alternates or entry_alternates):
+                    ranges.append((start, i))
+                    start, count, size, alternates = i, 0, 0, False
+                count += 1
+                size += len(entry) + 1
+                alternates = alternates or entry_alternates
+            ranges.append((start, n))
+            return ranges
+        # cumulative[k]: bytes of the first k entries, each with its line break.
+        cumulative = list(itertools.accumulate(map(operator.add, map(len, entries), itertools.repeat(1)), initial=0))
+        budget = self.max_bytes - len(self.heads[0]) - len(self.foot)
+        i = 0
+        while i < n:
+            last = min(n, i + self.max_urls)
+            j = bisect.bisect_right(cumulative, cumulative[i] + budget, i, last + 1) - 1
+            # Every entry fits alone (checked on the way in), so j > i.
+            ranges.append((i, j))
+            i = j
+        return ranges
+
+    def render(self, entries: list[bytes], name: str | None = None) -> SitemapFile:
+        """One sitemap file of ``entries``; shards are named after their first URL."""
+        alternates = not self.text_format and any(_ALTERNATE_MARK in e for e in entries)
+        body = b"\n".join(entries) + b"\n"
+        data = self.heads[alternates] + body + self.foot
+        if name is None:
+            first = entries[0] if self.text_format else entries[0][10:entries[0].index(b"</loc>")]
+            # Named by its first URL, not its position: a shard split elsewhere in
+            # the site does not rename (and so re-send) every shard after it.
+            name = f"{self.stem}-{hashlib.blake2b(first, digest_size=5).hexdigest()}{self.suffix}"
+        kind = "text" if self.text_format else "urlset"
+        newest = None if self.text_format else _newest_lastmod(body)
+        return SitemapFile(name, data, kind, len(entries), newest, gzip=self.options.gzip and name != self.options.filename)
+
+    def shards(self, run: list[bytes]) -> list[SitemapFile]:
+        return [self.render(run[a:b]) for a, b in self.cut(run)]
+
+
+class Sequencer:
+    """Feeds batches of entries, in order, through the planner; returns finished files.
+
+    While everything still fits one file, entries are held back (at most one
+    file's worth): most sites need no index. Past that, runs between boundaries
+    become shards as soon as their closing boundary arrives.
+    """
+
+    def __init__(self, planner: ShardPlanner) -> None:
+        self.planner = planner
+        self.single = True
+        self.held: list[bytes] = []
+        self.held_size = 0
+        self.held_alternates = False
+        self.run: list[bytes] = []
+        self.shards: list[SitemapFile] = []
+
+    def feed(self, entries: list[bytes], alternates: bool = False) -> list[SitemapFile]:
+        if self.single:
+            self.held.extend(entries)
+            self.held_size += sum(map(len, entries)) + len(entries)
+            self.held_alternates = self.held_alternates or alternates
+            if self.planner.fits_one_file(len(self.held), self.held_size, self.held_alternates):
+                return []
+            self.single = False
+            entries, self.held = self.held, []
+            # The average over the entries up to the first that did not fit one
+            # file: the same however the input was batched.
+            cumulative = list(itertools.accumulate(map(operator.add, map(len, entries), itertools.repeat(1))))
+            room = self.planner.max_bytes - len(self.planner.heads[1]) - len(self.planner.foot)
+            upto = min(bisect.bisect_right(cumulative, room) + 1, self.planner.max_urls + 1, len(entries))
+            self.planner.choose_boundaries(cumulative[upto - 1] // upto)
+        bounds = self.planner.boundaries(entries)
+        return self.feed_with_boundaries(entries, bounds)
+
+    def feed_with_boundaries(self, entries: list[bytes], bounds: list[int]) -> list[SitemapFile]:
+        if not bounds:
+            self.run.extend(entries)
+            return []
+        self.run.extend(entries[: bounds[0]])
+        files = self.planner.shards(self.run) if self.run else []
+        for a, b in zip(bounds, bounds[1:]):
+            files += self.planner.shards(entries[a:b])
+        self.run = entries[bounds[-1]:]
+        self.shards.extend(files)
+        return files
+
+    def take_run_through(self, head: list[bytes]) -> list[SitemapFile]:
+        """Close the open run with ``head`` (entries before another batch's first
+        boundary); used when batches are cut into shards elsewhere."""
+        self.run.extend(head)
+        files = self.planner.shards(self.run) if self.run else []
+        self.run = []
+        self.shards.extend(files)
+        return files
+
+    def finish(self) -> list[SitemapFile]:
+        if self.single:
+            if not self.held:
+                # An empty <urlset> is invalid (the schema wants one <url>): no file.
+                return []
+            file = self.planner.render(self.held, name=self.planner.options.filename)
+            self.held = []
+            return [file]
+        files = self.planner.shards(self.run) if self.run else []
+        self.run = []
+        self.shards.extend(files)
+        return files
 
 
 def _urlset_head(options: Options, alternates: bool) -> str:
@@ -202,24 +371,9 @@ def _index_head(options: Options) -> str:
     return head + ">\n"
 
 
-class _Shard:
-    __slots__ = ("first", "texts", "size", "newest", "alternates")
-
-    def __init__(self) -> None:
-        self.first = ""
-        self.texts: list[str] = []
-        self.size = 0
-        self.newest: tuple[str, dt.datetime] | None = None
-        self.alternates = False
-
-    def add(self, loc: str, text: str, lastmod: tuple[str, dt.datetime] | None, alternates: bool) -> None:
-        if not self.texts:
-            self.first = loc
-        self.texts.append(text)
-        self.size += len(text)
-        if lastmod is not None and (self.newest is None or lastmod[1] > self.newest[1]):
-            self.newest = lastmod
-        self.alternates = self.alternates or alternates
+# How many pages are formatted before the sequencer sees them: large enough that
+# per-batch work vanishes, small enough to stream.
+_BATCH = 4096
 
 
 def generate(
@@ -237,103 +391,39 @@ def generate(
     result = result if result is not None else GenerateResult()
     scope = Scope(options.base_url)
     formatter = _Formatter(options, scope, result)
-    text_format = options.format == "txt"
-    stem, dot, ext = options.filename.rpartition(".")
-    shard_suffix = "." + ext + (".gz" if options.gzip else "")
-    if text_format:
-        heads, foot_len = (0, 0), 0
-    else:
-        heads = (len(_urlset_head(options, False)), len(_urlset_head(options, True)))
-        foot_len = len(_URLSET_FOOT)
-    max_urls, max_bytes = options.max_urls, options.max_bytes
-
-    def fits(count: int, size: int, alternates: bool, text: str, entry_alternates: bool) -> bool:
-        # Exact: the file's bytes are head + entries + foot, and the head grows by
-        # the xhtml namespace once any entry has alternates.
-        head = heads[alternates or entry_alternates]
-        return count < max_urls and head + size + len(text) + foot_len <= max_bytes
-
-    def render(shard: _Shard) -> bytes:
-        if text_format:
-            return "".join(shard.texts).encode("ascii")
-        return (_urlset_head(options, shard.alternates) + "".join(shard.texts) + _URLSET_FOOT).encode("ascii")
-
-    entries = _entries(pages, formatter, result, lambda text, alt: fits(0, 0, False, text, alt))
-
-    # One file while everything fits: most sites never need an index.
-    buffered: collections.deque = collections.deque()
-    size = 0
-    any_alternates = False
-    overflow = None
-    for entry in entries:
-        if fits(len(buffered), size, any_alternates, entry[1], entry[3]):
-            buffered.append(entry)
-            size += len(entry[1])
-            any_alternates = any_alternates or entry[3]
-            continue
-        overflow = entry
-        break
-    if overflow is None:
-        single = _Shard()
-        for entry in buffered:
-            single.add(*entry)
-        result.urls = len(single.texts)
-        result.entry_points.append(options.filename)
-        yield SitemapFile(options.filename, render(single), "text" if text_format else "urlset",
-                          len(single.texts), single.newest and single.newest[0])
-        return
-
-    # Shard boundaries come from the URLs themselves (see _boundary_bits). The
-    # average entry size of the first file's worth fixes the rule for the run.
-    average = max(1, size // max(1, len(buffered)))
-    bits = _boundary_bits(min(max_urls, (max_bytes - heads[1] - foot_len) // average))
-    taken: set[str] = set()
-    shards: list[tuple[str, str | None]] = []
-
-    def close(shard: _Shard) -> SitemapFile:
-        name = _shard_name(stem, shard.first, shard_suffix, taken)
-        newest = shard.newest and shard.newest[0]
-        shards.append((name, newest))
-        result.urls += len(shard.texts)
-        return SitemapFile(name, render(shard), "text" if text_format else "urlset", len(shard.texts),
-                           newest, gzip=options.gzip)
-
-    shard = _Shard()
-    for loc, text, lastmod, alternates in itertools.chain(_drain(buffered), [overflow], entries):
-        if shard.texts and (
-            _opens_shard(loc.encode("ascii"), bits)
-            or not fits(len(shard.texts), shard.size, shard.alternates, text, alternates)
-        ):
-            yield close(shard)
-            shard = _Shard()
-        shard.add(loc, text, lastmod, alternates)
-    if shard.texts:
-        yield close(shard)
-
-    yield from _indexes(shards, options, scope, stem, result)
-
-
-def _drain(buffer: collections.deque):
-    # Hand the first file's worth to the sharder while freeing it as it goes.
-    while buffer:
-        yield buffer.popleft()
-
-
-def _entries(pages, formatter: _Formatter, result: GenerateResult, fits_alone):
-    previous = None
+    planner = ShardPlanner(options)
+    sequencer = Sequencer(planner)
+    batch: list[bytes] = []
+    alternates = False
     for page in pages:
         entry = formatter.entry(page)
         if entry is None:
             continue
-        if entry[0] == previous:
-            # Sorted input puts duplicates side by side; a URL is listed once.
-            result.excluded.append(Excluded(page.loc, "duplicate"))
-            continue
-        if not fits_alone(entry[1], entry[3]):
+        if not planner.fits_alone(entry):
             result.excluded.append(Excluded(page.loc, "too long"))
             continue
-        previous = entry[0]
-        yield entry
+        batch.append(entry)
+        alternates = alternates or bool(page.alternates)
+        if len(batch) >= _BATCH:
+            yield from sequencer.feed(batch, alternates)
+            batch, alternates = [], False
+    if batch:
+        yield from sequencer.feed(batch, alternates)
+    yield from finish(sequencer, options, scope, result)
+
+
+def finish(sequencer: Sequencer, options: Options, scope: Scope, result: GenerateResult) -> Iterator[SitemapFile]:
+    """The last shard and the index files (or the single file)."""
+    last = sequencer.finish()
+    if sequencer.single:
+        if last:
+            result.urls = last[0].count
+            result.entry_points.append(options.filename)
+        yield from last
+        return
+    yield from last
+    result.urls = sum(f.count for f in sequencer.shards)
+    yield from _indexes([(f.name, f.lastmod) for f in sequencer.shards], options, scope, sequencer.planner.stem, result)
 
 
 def _indexes(shards, options: Options, scope: Scope, stem: str, result: GenerateResult) -> Iterator[SitemapFile]:

@@ -114,7 +114,9 @@ def sitemap_entries(out_dir: Path, entry: str = "sitemap.xml") -> dict[str, dict
 
     out_dir = Path(out_dir)
     found: dict[str, dict] = {}
-    todo = [out_dir / entry]
+    # Past one index's limits, the extra indexes are entry points of their own.
+    stem = entry.rsplit(".", 1)[0]
+    todo = [out_dir / entry, *sorted(out_dir.glob(f"{stem}-index-*.xml"))]
     while todo:
         path = todo.pop()
         data = read_bytes(path)

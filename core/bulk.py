@@ -1,0 +1,254 @@
+"""Very large URL lists (``sitemapkit generate``): every core formats and compresses.
+
+The input is read in blocks of lines. A block whose lines are all plain (absolute
+URLs under the base, or paths below it, each with an optional W3C date) is
+formatted with whole-block byte operations; any other block goes line by line
+through the same :class:`~sitemapkit.sitemap._Formatter` pages use, which reports
+what it leaves out. Shard boundaries depend only on entries (see
+:class:`~sitemapkit.sitemap.ShardPlanner`), so each worker process cuts, renders,
+compresses and writes the shards that lie wholly inside its block; the main process
+joins the pieces that straddle two blocks and writes the index.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from . import writer
+from .errors import UrlError
+from .model import MAX_LOC_LENGTH, Excluded, Options, Page
+from .sitemap import (
+    W3C_DATETIME,
+    GenerateResult,
+    Sequencer,
+    ShardPlanner,
+    SitemapFile,
+    _Formatter,
+    finish,
+)
+from .urls import Scope
+
+# Lines per process hand-off: big enough to hold several shards (so most shards
+# are made where the block is), small enough to keep each process's memory flat.
+BLOCK_BYTES = 2 << 20
+
+# RFC 3986 characters that need no percent-encoding in a path or query, plus the
+# tab and line break that structure the input.
+_PLAIN = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%\t\n"
+_NEEDS_ENCODING = re.compile(rb"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%\t\n]")
+_LONE_PERCENT = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
+_DOT_SEGMENT = re.compile(rb"/\.\.?(?=[/?\t\n])")
+_ABSOLUTE_LINE = re.compile(rb"(?m)^(?:/|[A-Za-z][A-Za-z0-9+.-]*://)")
+_BAD_DATE = re.compile(rb"\t(?!" + W3C_DATETIME.pattern.removesuffix(r"\Z").encode() + rb"\n)")
+_PERCENT = {bytes([b]): b"%%%02X" % b for b in range(256)}
+
+
+def _percent(match: re.Match[bytes]) -> bytes:
+    return _PERCENT[match.group()]
+
+
+def plain_block_entries(block: bytes, prefix: bytes) -> list[bytes] | None:
+    """The ``<url>`` entries of a block of ``URL[<TAB>DATE]`` lines, or None when a
+    line needs the careful path (other hosts, dot segments, fragments, comments,
+    blank or overlong lines, control characters, bad dates, duplicates)."""
+    if not block.startswith(prefix):
+        if _ABSOLUTE_LINE.match(block) or _ABSOLUTE_LINE.search(block):
+            return None
+        # Paths relative to the base URL.
+        block = prefix + block[:-1].replace(b"\n", b"\n" + prefix) + b"\n"
+    lines = block.count(b"\n")
+    if block.count(b"\n" + prefix) != lines - 1:
+        return None
+    unusual = block.translate(None, _PLAIN)
+    if unusual:
+        if _CONTROL.search(unusual):
+            return None
+        if not unusual.isascii():
+            block.decode("utf-8")  # raises on bytes that are not UTF-8
+        # IRIs to URIs: each byte of a UTF-8 sequence becomes %XX.
+        block = _NEEDS_ENCODING.sub(_percent, block)
+    if b"%" in block and _LONE_PERCENT.search(block):
+        block = _LONE_PERCENT.sub(b"%25", block)
+    if b"#" in block or b"\n\n" in block or (b"/." in block and _DOT_SEGMENT.search(block)):
+        return None
+    dated = block.count(b"\t")
+    if dated and _BAD_DATE.search(block):
+        return None
+    raw_lines = block[:-1].split(b"\n")
+    if max(map(len, raw_lines)) > MAX_LOC_LENGTH or len(set(raw_lines)) != len(raw_lines):
+        return None  # possibly too long (the careful path measures the loc alone) or duplicated
+    if b"&" in block:
+        block = block.replace(b"&", b"&amp;")
+    if b"'" in block:
+        block = block.replace(b"'", b"&apos;")
+    body = block[:-1]
+    if dated == 0:
+        return (b"<url><loc>" + body.replace(b"\n", b"</loc></url>\n<url><loc>") + b"</loc></url>").split(b"\n")
+    body = body.replace(b"\t", b"</loc><lastmod>")
+    if dated == lines:
+        return (b"<url><loc>" + body.replace(b"\n", b"</lastmod></url>\n<url><loc>") + b"</lastmod></url>").split(b"\n")
+    # Mixed: "<" marks a dated line (a percent-encoded loc has none).
+    return [
+        b"<url><loc>" + line + (b"</lastmod></url>" if b"<" in line else b"</loc></url>")
+        for line in body.split(b"\n")
+    ]
+
+
+class _BlockFormatter:
+    """Formats one block, quickly when it is plain, line by line when it is not."""
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.scope = Scope(options.base_url)
+        self.prefix = self.scope.prefix.encode("ascii")
+        self.planner = ShardPlanner(options)
+        # The quick path writes exactly what _Formatter writes for plain lines.
+        self.quick = options.format == "xml" and options.changefreq is None and options.priority is None
+
+    def entries(self, block: bytes, result: GenerateResult) -> list[bytes]:
+        if self.quick:
+            entries = plain_block_entries(block, self.prefix)
+            if entries is not None and self.planner.fits_one_file(1, max(map(len, entries)) + 1, False):
+                return entries
+        formatter = _Formatter(self.options, self.scope, result)
+        out = []
+        text = block.decode("utf-8")
+        for line in text.split("\n"):
+            line = line.rstrip("\r")
+            if not line or line.startswith("#"):
+                continue
+            url, _, lastmod = line.partition("\t")
+            entry = formatter.entry(Page(url, lastmod=lastmod or None))
+            if entry is None:
+                continue
+            if not self.planner.fits_alone(entry):
+                result.excluded.append(Excluded(url, "too long"))
+                continue
+            out.append(entry)
+        return out
+
+
+def read_blocks(source: BinaryIO, size: int | None = None) -> Iterator[bytes]:
+    """Blocks of whole lines, each ending in a line break."""
+    size = size or BLOCK_BYTES
+    rest = b""
+    while True:
+        chunk = source.read(size)
+        if not chunk:
+            break
+        chunk = rest + chunk
+        cut = chunk.rfind(b"\n") + 1
+        if cut == 0:
+            rest = chunk
+            continue
+        yield chunk[:cut]
+        rest = chunk[cut:]
+    if rest:
+        yield rest + b"\n"
+
+
+def _write(folder: Path, files: list[SitemapFile]) -> list[SitemapFile]:
+    for item in files:
+        writer.atomic_write(folder, item.name, writer.gzip_bytes(item.data) if item.gzip else item.data)
+    return [SitemapFile(f.name, b"", f.kind, f.count, f.lastmod, f.gzip) for f in files]
+
+
+# Worker process state, set once by _start_worker (fork copies the rest).
+_worker: dict = {}
+
+
+def _start_worker(options: Options, threshold: int, folder: str) -> None:
+    formatter = _BlockFormatter(options)
+    formatter.planner.threshold = threshold
+    _worker.update(formatter=formatter, folder=Path(folder))
+
+
+def _work_on_block(block: bytes):
+    """In a worker: the entries before the block's first boundary (head), the
+    shards wholly inside it (written here), and the entries from its last
+    boundary on (tail)."""
+    formatter: _BlockFormatter = _worker["formatter"]
+    result = GenerateResult()
+    entries = formatter.entries(block, result)
+    bounds = formatter.planner.boundaries(entries)
+    if not bounds:
+        return entries, None, [], None, result.excluded
+    inner = []
+    for a, b in zip(bounds, bounds[1:]):
+        inner += _write(_worker["folder"], formatter.planner.shards(entries[a:b]))
+    return entries[: bounds[0]], True, inner, entries[bounds[-1]:], result.excluded
+
+
+def _worker_count() -> int:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return min(cpus, 4)
+
+
+def write_url_list(source: BinaryIO, options: Options, folder: Path, result: GenerateResult) -> list[SitemapFile]:
+    """Write the sitemaps for a ``URL[<TAB>LASTMOD]`` list into ``folder``."""
+    folder = Path(folder)
+    formatter = _BlockFormatter(options)
+    sequencer = Sequencer(formatter.planner)
+    written: list[SitemapFile] = []
+    blocks = read_blocks(source)
+    try:
+        # While the list may still fit one file, this process does the work.
+        for block in blocks:
+            written += _write(folder, sequencer.feed(formatter.entries(block, result)))
+            if not sequencer.single:
+                break
+        if not sequencer.single:
+            written += _shard_in_workers(blocks, options, folder, sequencer, result)
+        written += _write(folder, list(finish(sequencer, options, formatter.scope, result)))
+    except UnicodeDecodeError as error:
+        raise UrlError(f"the URL list is not UTF-8 text ({error.reason} at byte {error.start} of a block)") from None
+    return written
+
+
+def _shard_in_workers(blocks, options, folder, sequencer: Sequencer, result: GenerateResult) -> list[SitemapFile]:
+    workers = _worker_count()
+    written: list[SitemapFile] = []
+
+    def take(outcome) -> None:
+        head, bounded, inner, tail, excluded = outcome
+        result.excluded.extend(excluded)
+        if not bounded:
+            sequencer.run.extend(head)
+            return
+        written.extend(_write(folder, sequencer.take_run_through(head)))
+        sequencer.shards.extend(inner)
+        written.extend(inner)
+        sequencer.run = tail
+
+    threshold = sequencer.planner.threshold
+    if workers < 2:
+        _start_worker(options, threshold, str(folder))
+        for block in blocks:
+            take(_work_on_block(block))
+        return written
+    # fork: workers start at once and inherit the imported core; nothing here
+    # has started a thread yet.
+    context = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_start_worker, initargs=(options, threshold, str(folder))
+    ) as pool:
+        pending: list[concurrent.futures.Future] = []
+        for block in blocks:
+            pending.append(pool.submit(_work_on_block, block))
+            # Results are taken in order; a few blocks ahead keep every core busy
+            # while memory stays bounded.
+            while len(pending) > workers + 1:
+                take(pending.pop(0).result())
+        for future in pending:
+            take(future.result())
+    return written
