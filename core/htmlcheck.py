@@ -11,9 +11,11 @@ things in a built page's ``<head>`` say a URL is not one of them:
   redirect stubs generators write for moved pages.
 
 Only the head is read (at most :data:`HEAD_READ_LIMIT` bytes, up to ``</head>``
-or ``<body``), and the HTML parser runs only when a cheap byte search finds one
-of the attribute values these checks look for, so checking every page of a
-site costs little next to building it.
+or ``<body``). A page whose head holds none of the words these checks look
+for (``robots``, ``googlebot``, ``canonical``, ``refresh``) is passed over
+unparsed; of the others only the ``<meta>``, ``<link>`` and ``<base>`` tags that
+hold one of them reach the HTML parser. Checking a page costs about 0.1 ms,
+little next to building it (``tests/benchmarks/bench_htmlcheck.py``).
 
 How two URLs are compared (see :func:`comparable_url`): scheme and host are
 case-insensitive, a default port (80, 443) equals none, percent-escapes are
@@ -44,11 +46,14 @@ HEAD_READ_LIMIT = 65_536
 # and </head> tags still starts its body with <body.
 _HEAD_END = re.compile(rb"</head[\s>]|<body[\s>/]", re.IGNORECASE)
 
+# Most heads end within this; only a page whose head does not is read further.
+_FIRST_READ = 16_384
+
 # Attribute values the checks look for, searched in the lowercased head before
 # paying for a parse. A page that has none of them is passed over unparsed.
 _NOINDEX_MARKERS = (b"robots", b"googlebot")
-_CANONICAL_MARKER = b"canonical"
-_REFRESH_MARKER = b"refresh"
+_CANONICAL_MARKERS = (b"canonical",)
+_REFRESH_MARKERS = (b"refresh",)
 
 _ROBOTS_META_NAMES = frozenset({"robots", "googlebot"})
 # "none" is short for "noindex, nofollow" (Google's and Bing's robots meta docs).
@@ -56,6 +61,35 @@ _NOINDEX_DIRECTIVES = frozenset({"noindex", "none"})
 # Directives are comma-separated; splitting on whitespace too keeps the common
 # mistake "noindex nofollow" meaning what its author meant, as crawlers read it.
 _DIRECTIVE_SEPARATORS = re.compile(r"[\s,]+")
+
+# One left-to-right pass over the head, after the HTML tokenizer's rules where
+# they matter here: comments and raw-text elements are skipped whole (a <meta>
+# inside them is text), every other tag is skipped whole (a "<meta" inside an
+# attribute value is text), and only <meta>, <link> and <base> tags are kept.
+# Quotes delimit a value only right after "=", as in the tokenizer. The kept tags
+# then go to html.parser, which parses their attributes and character
+# references; feeding it the whole head would cost several times as much.
+
+
+def _tag_body(name: str) -> bytes:
+    # Attributes up to the closing ">". "(?=(?P<x>...))(?P=x)" matches like an
+    # atomic group (Python 3.10 has none): never backtracked into, so a tag cut
+    # off by the read limit costs linear time, not exponential. An unquoted "<"
+    # ends the attempt, so a run of broken tags cannot make the scan quadratic.
+    return (
+        rb"(?=(?P<" + name.encode() + rb">(?:[^<>=\"']+|[\"']|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s<>]*))*))"
+        rb"(?P=" + name.encode() + rb")"
+    )
+
+
+_HEAD_TOKENS = re.compile(
+    rb"<!--(?:-?>|(?:[^-]+|-(?!-!?>))*(?:--!?>)?)"
+    rb"|<(?P<raw>script|style|title|textarea|xmp|iframe|noembed|noframes)(?=[\s/>])" + _tag_body("raw_attributes")
+    + rb">(?:[^<]+|<(?!/(?P=raw)[\s/>]))*"
+    rb"|(?P<kept><(?:meta|link|base)(?=[\s/>])" + _tag_body("kept_attributes") + rb">)"
+    rb"|<[A-Za-z/!?]" + _tag_body("attributes") + rb">",
+    re.DOTALL | re.IGNORECASE,
+)
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 
@@ -87,22 +121,21 @@ def check_built_page(
     """
     if not (noindex or canonical or redirects):
         return None, None
+    markers = _markers(noindex, canonical, redirects)
     with open(path, "rb") as page:
-        head = page.read(HEAD_READ_LIMIT)
-    end = _HEAD_END.search(head)
+        head = page.read(_FIRST_READ)
+        end = _HEAD_END.search(head)
+        if end is None and len(head) == _FIRST_READ:
+            head += page.read(HEAD_READ_LIMIT - _FIRST_READ)
+            end = _HEAD_END.search(head)
     if end is not None:
         head = head[: end.start()]
     lowered = head.lower()
-    wanted = (
-        (noindex and any(marker in lowered for marker in _NOINDEX_MARKERS))
-        or (canonical and _CANONICAL_MARKER in lowered)
-        or (redirects and _REFRESH_MARKER in lowered)
-    )
-    if not wanted:
+    if not any(marker in lowered for marker in markers):
         return None, None
 
     found = _HeadParser()
-    found.feed(_decode(head))
+    found.feed(_decode(relevant_tags(head, markers), head))
     found.close()
 
     # Relative URLs in the page resolve against its <base href>, if it has one.
@@ -278,20 +311,41 @@ def _strip_url(value: str) -> str:
     return stripped.replace("\t", "").replace("\n", "").replace("\r", "")
 
 
-def _decode(head: bytes) -> str:
+def relevant_tags(head: bytes, markers: tuple[bytes, ...]) -> bytes:
+    """The ``<meta>``, ``<link>`` and ``<base>`` tags of ``head`` that hold one of
+    ``markers`` (any ``<base>``), outside comments and raw-text elements."""
+    tags = []
+    for token in _HEAD_TOKENS.finditer(head):
+        tag = token.group("kept")
+        if tag is not None:
+            lowered = tag.lower()
+            if lowered.startswith(b"<base") or any(marker in lowered for marker in markers):
+                tags.append(tag)
+    return b"".join(tags)
+
+
+def _markers(noindex: bool, canonical: bool, redirects: bool) -> tuple[bytes, ...]:
+    return (
+        (_NOINDEX_MARKERS if noindex else ())
+        + (_CANONICAL_MARKERS if canonical else ())
+        + (_REFRESH_MARKERS if redirects else ())
+    )
+
+
+def _decode(tags: bytes, head: bytes) -> str:
     try:
-        return head.decode("utf-8")
+        return tags.decode("utf-8")
     except UnicodeDecodeError:
         pass
-    # Not UTF-8 (or cut inside a character at the read limit): honour a declared
-    # charset, as the attribute values may hold non-ASCII URLs.
+    # Not UTF-8: honour the charset the head declares, as the attribute values
+    # may hold non-ASCII URLs.
     declared = _META_CHARSET.search(head)
     if declared:
         try:
-            return head.decode(codecs.lookup(declared.group(1).decode("ascii")).name, errors="replace")
+            return tags.decode(codecs.lookup(declared.group(1).decode("ascii")).name, errors="replace")
         except LookupError:
             pass
-    return head.decode("utf-8", errors="replace")
+    return tags.decode("utf-8", errors="replace")
 
 
 def _remove_dot_segments(path: str) -> str:

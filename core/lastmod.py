@@ -26,14 +26,18 @@ from typing import IO
 from .errors import ConfigError
 from .model import LASTMOD_SOURCES, Notice
 
+__all__ = ["NOTICE_CODE", "LastmodResult", "format_lastmod", "parse_lastmod", "resolve_lastmods"]
+
+#: The code of every notice this module gives (Sphinx: ``sitemapkit.lastmod``).
 NOTICE_CODE = "lastmod"
 
 # No real page was last edited before 1980: times earlier than this come from tools
 # that reset them (Nix sets 1970-01-01T00:00:01, zip cannot store earlier dates).
 _EARLIEST_TRUE_MTIME = int(dt.datetime(1980, 1, 1, tzinfo=dt.timezone.utc).timestamp())
 
-# A checkout or an unpacked archive writes every file within a moment, and may
-# straddle one second boundary: that many seconds apart still counts as "flat".
+# A checkout or an unpacked archive writes every file within a moment, which may
+# straddle a second boundary: file times at most this many whole seconds apart
+# count as one moment ("flat"), not as real edits.
 _FLAT_SPAN_SECONDS = 1
 
 # Notices name a few affected files so users can check; the full list would drown

@@ -84,8 +84,9 @@ class Options:
     changefreq: str | None = None
     #: Written on every URL when set (0.0 to 1.0); off by default for the same reason.
     priority: float | None = None
-    #: Where page dates come from: ``auto`` (git in a work tree, else mtime), ``git``,
-    #: ``mtime`` or ``none``. A page's own front-matter date always wins.
+    #: Where page dates come from: ``auto`` (git in a work tree, else mtime), ``git``
+    #: or ``mtime``; a page's own front-matter date wins over each. ``none`` writes
+    #: no lastmod at all, front matter included.
     lastmod: Literal["auto", "git", "mtime", "none"] = "auto"
     #: Glob patterns (``fnmatch``) matched against each URL's path below ``base_url``.
     exclude: tuple[str, ...] = ()

@@ -87,7 +87,10 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     report.files = sorted(names, key=lambda n: (n not in result.entry_points, n))
 
     sitemap_urls = [scope.prefix + name for name in result.entry_points]
-    if options.robots_txt or (options.robots_txt is None and options.at_host_root):
+    if not sitemap_urls:
+        # An empty <urlset> is invalid, and a Sitemap: line must point at a file.
+        report.notices.append(Notice("empty", "no page to list, so no sitemap was written"))
+    elif options.robots_txt or (options.robots_txt is None and options.at_host_root):
         own = writer.own_file_pattern(options.filename)
 
         def owned(url: str) -> bool:

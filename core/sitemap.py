@@ -17,6 +17,7 @@ import re
 import zlib
 from collections.abc import Iterable, Iterator
 
+from . import lastmod
 from .errors import UrlError
 from .model import Excluded, Lastmod, Options, Page
 from .urls import OutOfScope, Scope, encode_url, escape_xml
@@ -71,29 +72,21 @@ def format_lastmod(value: Lastmod) -> tuple[str, dt.datetime] | None:
     """W3C Datetime text for a lastmod, and the instant used to find the newest.
 
     Dates stay dates (``2024-05-01``); datetimes keep their offset to the second
-    (``2024-05-01T10:00:00+02:00``); naive datetimes are taken as UTC.
+    (``2024-05-01T10:00:00+02:00``); naive datetimes are taken as UTC. W3C strings
+    are written as given.
     """
     if value is None:
         return None
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=dt.timezone.utc)
-        value = value.replace(microsecond=0)
-        return value.isoformat(), value
-    if isinstance(value, dt.date):
-        return value.isoformat(), dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
-    if isinstance(value, str):
-        text = value.strip()
-        if not W3C_DATETIME.match(text):
-            raise UrlError(f"lastmod {value!r} is not a W3C Datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00)")
-        try:
-            instant = dt.datetime.fromisoformat(text)
-        except ValueError:
-            raise UrlError(f"lastmod {value!r} is not a real date") from None
-        if instant.tzinfo is None:
-            instant = instant.replace(tzinfo=dt.timezone.utc)
-        return text, instant
-    raise UrlError(f"lastmod {value!r} must be a date, a datetime or a W3C Datetime string")
+    if isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
+        raise UrlError(f"lastmod {value!r} is not a W3C Datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00)")
+    try:
+        parsed = lastmod.parse_lastmod(value)
+    except ValueError as error:
+        raise UrlError(f"lastmod {value!r}: {error}") from None
+    text = value.strip() if isinstance(value, str) else lastmod.format_lastmod(parsed)
+    if isinstance(parsed, dt.datetime):
+        return text, parsed
+    return text, dt.datetime(parsed.year, parsed.month, parsed.day, tzinfo=dt.timezone.utc)
 
 
 class _Formatter:

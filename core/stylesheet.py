@@ -1,9 +1,17 @@
-"""The browser view of the sitemaps: ``sitemap.xsl``, rendered from a Jinja2 template.
+"""The browser view of the sitemaps: ``sitemap.xsl`` and ``sitemap.css``, from Jinja2 templates.
 
 A sitemap that names a stylesheet (``<?xml-stylesheet type="text/xsl"
 href="sitemap.xsl"?>``) opens in a browser as a sortable table instead of raw
 XML; crawlers ignore the line. The stylesheet is XSLT 1.0, the only version
 browsers run, and holds no JavaScript library: a few lines sort the table.
+
+Browsers are removing XSLT: Chromium shows a deprecation banner over such pages
+and turns XSLT off by default from version 155/158; Firefox and WebKit have
+agreed to follow. Without XSLT a sitemap that names only an XSL stylesheet shows
+as one run-on line of text, worse than no stylesheet. So sitemaps name a second,
+CSS stylesheet after the XSL one (``<?xml-stylesheet type="text/css"
+href="sitemap.css"?>``): browsers that still run XSLT use the XSL table and
+ignore it; the others style the XML itself with it, as a readable list.
 
 The number of URLs in each sitemap of an index is written into the stylesheet
 at build time (``url_counts``) rather than looked up by the browser with XSLT's
@@ -25,6 +33,12 @@ import jinja2
 from .errors import ConfigError
 
 TEMPLATE_NAME = "sitemap.xsl.j2"
+FALLBACK_CSS_TEMPLATE_NAME = "sitemap.css.j2"
+#: File names beside the sitemaps. Sitemaps name both, the XSL first:
+#: ``<?xml-stylesheet type="text/xsl" href="sitemap.xsl"?>`` then
+#: ``<?xml-stylesheet type="text/css" href="sitemap.css"?>``.
+STYLESHEET_NAME = "sitemap.xsl"
+FALLBACK_CSS_NAME = "sitemap.css"
 #: The option naming a folder with the user's own ``sitemap.xsl.j2``.
 TEMPLATE_OPTION = "stylesheet_template"
 
@@ -53,19 +67,17 @@ def render_stylesheet(
         if not loc or any(character.isspace() for character in loc):
             # The count map is space-separated; an encoded URL never holds a space.
             raise ValueError(f"url_counts: {loc!r} is not a percent-encoded URL")
-    environment = _environment(template_dir)
-    try:
-        template = environment.get_template(TEMPLATE_NAME)
-        text = template.render(
-            sitemapkit_version=_version(),
-            url_counts=counts,
-            url_count_map=" " + "".join(f"{loc} {counts[loc]} " for loc in sorted(counts)),
-            url_total=sum(counts.values()) if counts else None,
-        )
-    except jinja2.TemplateError as error:
-        where = f"{error.filename or TEMPLATE_NAME}, line {error.lineno}" if getattr(error, "lineno", None) else TEMPLATE_NAME
-        raise ConfigError(TEMPLATE_OPTION, f"{where}: {error.message or error}") from None
-    data = text.encode("utf-8")
+    if template_dir is not None and not (Path(template_dir) / TEMPLATE_NAME).is_file():
+        # Checked here: the loaders would quietly fall back to the built-in one.
+        _check_folder(template_dir)
+        raise ConfigError(TEMPLATE_OPTION, f"{str(template_dir)!r} holds no {TEMPLATE_NAME}")
+    data = _render(
+        TEMPLATE_NAME,
+        template_dir,
+        url_counts=counts,
+        url_count_map=" " + "".join(f"{loc} {counts[loc]} " for loc in sorted(counts)),
+        url_total=sum(counts.values()) if counts else None,
+    )
     # A browser shows nothing but an error for a stylesheet that is not XML; say
     # so at build time, where it can be fixed.
     try:
@@ -78,16 +90,37 @@ def render_stylesheet(
     return data
 
 
+def render_fallback_css(template_dir: Path | None = None) -> bytes:
+    """The bytes of ``sitemap.css``, the view for browsers without XSLT.
+
+    Named in the sitemaps after the XSL stylesheet (see
+    :data:`FALLBACK_CSS_NAME`), it is used only where XSLT no longer runs.
+    ``template_dir`` may hold a ``sitemap.css.j2`` of the user's; without one the
+    built-in template is used.
+    """
+    return _render(FALLBACK_CSS_TEMPLATE_NAME, template_dir)
+
+
+def _render(name: str, template_dir: Path | None, **context: object) -> bytes:
+    environment = _environment(template_dir)
+    try:
+        return environment.get_template(name).render(sitemapkit_version=_version(), **context).encode("utf-8")
+    except jinja2.TemplateError as error:
+        lineno = getattr(error, "lineno", None)
+        where = f"{getattr(error, 'filename', None) or name}, line {lineno}" if lineno else name
+        raise ConfigError(TEMPLATE_OPTION, f"{where}: {error.message or error}") from None
+
+
+def _check_folder(template_dir: Path) -> None:
+    if not Path(template_dir).is_dir():
+        raise ConfigError(TEMPLATE_OPTION, f"{str(template_dir)!r} is not a folder")
+
+
 def _environment(template_dir: Path | None) -> jinja2.Environment:
     builtin = jinja2.FileSystemLoader(_BUILTIN_TEMPLATES)
     loaders: list[jinja2.BaseLoader] = []
     if template_dir is not None:
-        template_dir = Path(template_dir)
-        if not template_dir.is_dir():
-            raise ConfigError(TEMPLATE_OPTION, f"{str(template_dir)!r} is not a folder")
-        # Checked here: the loaders below would quietly fall back to the built-in one.
-        if not (template_dir / TEMPLATE_NAME).is_file():
-            raise ConfigError(TEMPLATE_OPTION, f"{str(template_dir)!r} holds no {TEMPLATE_NAME}")
+        _check_folder(template_dir)
         loaders.append(jinja2.FileSystemLoader(template_dir))
     loaders.append(jinja2.PrefixLoader({_BUILTIN_PREFIX: builtin}))
     loaders.append(builtin)

@@ -34,6 +34,14 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     "sphinx": ([".[test,sphinx]", "sphinx>=9.0,<9.1"], ["tests/sphinx"]),
 }
 
+# Benchmark scripts under tests/benchmarks, by the environment they run in.
+BENCHMARKS: dict[str, list[str]] = {
+    "core": ["bench_core.py", "bench_htmlcheck.py"],
+    "mkdocs": ["bench_mkdocs.py", "bench_lastmod.py"],
+    "pelican": ["bench_pelican.py"],
+    "sphinx": ["bench_sphinx.py"],
+}
+
 # What the benchmarks add to each environment: the incumbents they are compared with.
 BENCH_EXTRAS: dict[str, list[str]] = {
     "core": [],
@@ -146,9 +154,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     worst = 0
     for name in names:
         python = ensure_env(name, BENCH_EXTRAS[name])
-        script = ROOT / "tests" / "benchmarks" / f"bench_{name}.py"
-        if script.exists():
-            print(f"\n[tasks] === benchmark {name}", flush=True)
+        for script_name in BENCHMARKS[name]:
+            script = ROOT / "tests" / "benchmarks" / script_name
+            print(f"\n[tasks] === benchmark {script_name} (.venvs/{name})", flush=True)
             worst = worst or subprocess.run([str(python), str(script), *args.bench_args], cwd=ROOT).returncode
     return worst
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapkit.htmlcheck import HEAD_READ_LIMIT, check_built_page, comparable_url, refresh_url
+from sitemapkit.htmlcheck import HEAD_READ_LIMIT, _HeadParser, check_built_page, comparable_url, refresh_url, relevant_tags
 
 PAGE_URL = "https://example.com/docs/guide/"
 
@@ -47,6 +47,18 @@ CASES = [
     ('<meta name="robots" content="noindex" name="description">', "noindex", None),  # first attribute counts
     ('<!-- <meta name="robots" content="noindex"> -->', None, None),
     ('<script>var s = \'<meta name="robots" content="noindex">\';</script>', None, None),
+    ('<SCRIPT type="module">let s = "<meta name=robots content=noindex>";</Script >', None, None),
+    ('<script>document.write("</scr" + "ipt>")</script><meta name="robots" content="noindex">', "noindex", None),
+    ('<style>/* <meta name="robots" content="noindex"> */</style>', None, None),
+    ('<title>How to write <meta name="robots" content="noindex"></title>', None, None),
+    ('<noscript><meta name="robots" content="noindex"></noscript>', "noindex", None),
+    ('<!--> <meta name="robots" content="noindex">', "noindex", None),  # "<!-->" is a whole comment
+    ('<!-- a comment --!> <meta name="robots" content="noindex">', "noindex", None),
+    ('<!-- never closed <meta name="robots" content="noindex">', None, None),
+    ('<meta property="og:description" content="<meta name=robots content=noindex>">', None, None),
+    ('<link rel="alternate" title="a > b" href="/feed.xml"><meta name="robots" content="noindex">', "noindex", None),
+    ("<link href=/it's rel=stylesheet><meta name=\"robots\" content=\"noindex\">", "noindex", None),
+    ('<meta\nname="robots"\ncontent="noindex"\n/>', "noindex", None),
     # canonical
     ('<link rel="canonical" href="https://example.com/docs/guide/">', None, None),
     ('<link rel="canonical" href="https://example.com/docs/other/">', "canonical", "https://example.com/docs/other/"),
@@ -265,3 +277,42 @@ def test_any_attribute_values_give_an_answer_not_a_traceback(tmp_path_factory, c
     reason, target = check_built_page(page, page_url)
     assert reason in (None, "canonical", "redirect")
     assert target is None or target.startswith(("http:", "https:"))
+
+
+_HEAD_FRAGMENTS = [
+    '<meta name="robots" content="noindex">',
+    "<meta name=robots content='index, follow'>",
+    '<META NAME="googlebot" CONTENT="none"/>',
+    '<link rel="canonical" href="/a">',
+    "<link rel=canonical href='/b?x=1&amp;y=2'>",
+    '<meta http-equiv="refresh" content="0; url=/c">',
+    '<base href="/base/">',
+    '<link rel="stylesheet" href="/s.css">',
+    '<meta name="description" content="a > b, robots & canonical">',
+    "<script>if (a < b && c > d) {}</script>",
+    '<script type="application/json">{"x": "<link rel=canonical href=/js>"}</script>',
+    "<style>a > b { color: red }</style>",
+    "<title>A &amp; B</title>",
+    "<!-- <meta name=robots content=noindex> -->",
+    "<noscript><link rel=stylesheet href=/n.css></noscript>",
+    "some text ",
+    "\n  ",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_HEAD_FRAGMENTS), max_size=12))
+def test_tag_selection_reads_what_html_parser_reads(fragments):
+    # The byte scanner hands html.parser only the tags that matter; the parser
+    # must find the same in them as in the whole head.
+    head = "<head>" + "".join(fragments)
+    whole, selected = _HeadParser(), _HeadParser()
+    whole.feed(head)
+    whole.close()
+    selected.feed(relevant_tags(head.encode("utf-8"), (b"robots", b"googlebot", b"canonical", b"refresh")).decode("utf-8"))
+    selected.close()
+    assert _state(selected) == _state(whole)
+
+
+def _state(parser: _HeadParser) -> tuple:
+    return parser.noindex, parser.canonical_hrefs, parser.refresh_target, parser.base_href

@@ -182,6 +182,11 @@ class TestBuildSite:
         build_site([Page("a")], Options(base_url=BASE, gzip_copy=True, lastmod="none"), tmp_path)
         assert gzip.decompress((tmp_path / "sitemap.xml.gz").read_bytes()) == (tmp_path / "sitemap.xml").read_bytes()
 
+    def test_no_pages_no_sitemap_and_a_warning(self, tmp_path: Path) -> None:
+        report = build_site([Page("/outside")], Options(base_url="https://example.org/d/"), tmp_path)
+        assert [n.code for n in report.notices] == ["empty"]
+        assert list(tmp_path.iterdir()) == []
+
     def test_missing_output_folder(self, tmp_path: Path) -> None:
         with pytest.raises(OutputError):
             build_site([Page("a")], Options(base_url=BASE), tmp_path / "nope")
