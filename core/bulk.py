@@ -13,9 +13,13 @@ joins the pieces that straddle two blocks and writes the index.
 from __future__ import annotations
 
 import concurrent.futures
+import datetime as dt
+import itertools
 import multiprocessing
 import os
+import operator
 import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -24,7 +28,6 @@ from . import writer
 from .errors import UrlError
 from .model import MAX_LOC_LENGTH, Excluded, Options, Page
 from .sitemap import (
-    W3C_DATETIME,
     GenerateResult,
     Sequencer,
     ShardPlanner,
@@ -46,59 +49,93 @@ _LONE_PERCENT = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 _CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
 _DOT_SEGMENT = re.compile(rb"/\.\.?(?=[/?\t\n])")
 _ABSOLUTE_LINE = re.compile(rb"(?m)^(?:/|[A-Za-z][A-Za-z0-9+.-]*://)")
-_BAD_DATE = re.compile(rb"\t(?!" + W3C_DATETIME.pattern.removesuffix(r"\Z").encode() + rb"\n)")
 _PERCENT = {bytes([b]): b"%%%02X" % b for b in range(256)}
+
+# The dates the quick path takes, each a fixed width, so a look-behind from the
+# line break recognises a dated line in C: YYYY-MM-DD, or a time to the second in
+# UTC ("Z") or with an offset. Other W3C forms take the careful path.
+_DAY = rb"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+_TIME = rb"T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d"
+_DATED_LINE_END = re.compile(
+    rb"\n(?:(?<=\t" + _DAY + rb"\n)|(?<=\t" + _DAY + _TIME + rb"Z\n)|(?<=\t" + _DAY + _TIME
+    + rb"[+-](?:[01]\d|2[0-3]):[0-5]\d\n))"
+)
+_DAY_AFTER_TAB = re.compile(rb"\t(\d{4}-\d\d-\d\d)")
+# Days already checked against the calendar (2024-02-30 is no date); a list of
+# URLs repeats few distinct days.
+_REAL_DAYS: set[bytes] = set()
 
 
 def _percent(match: re.Match[bytes]) -> bytes:
     return _PERCENT[match.group()]
 
 
-def plain_block_entries(block: bytes, prefix: bytes) -> list[bytes] | None:
-    """The ``<url>`` entries of a block of ``URL[<TAB>DATE]`` lines, or None when a
-    line needs the careful path (other hosts, dot segments, fragments, comments,
-    blank or overlong lines, control characters, bad dates, duplicates)."""
+def _days_are_real(body: bytes) -> bool:
+    for day in set(_DAY_AFTER_TAB.findall(body)) - _REAL_DAYS:
+        try:
+            dt.date.fromisoformat(day.decode("ascii"))
+        except ValueError:
+            return False
+        if len(_REAL_DAYS) < 100_000:
+            _REAL_DAYS.add(day)
+    return True
+
+
+def plain_block_entries(block: bytes, prefix: bytes) -> tuple[list[bytes], list[int]] | None:
+    """The ``<url>`` entries of a block of ``URL[<TAB>DATE]`` lines and the crc32 of
+    each loc, or None when a line needs the careful path (other hosts, dot
+    segments, fragments, comments, blank or overlong lines, control characters,
+    other date forms, repeated URLs).
+
+    Everything here runs as whole-block byte operations or C-level maps: no
+    Python code runs per line, which is what makes a million URLs cheap.
+    """
     if not block.startswith(prefix):
-        if _ABSOLUTE_LINE.match(block) or _ABSOLUTE_LINE.search(block):
+        if _ABSOLUTE_LINE.search(block):
             return None
         # Paths relative to the base URL.
         block = prefix + block[:-1].replace(b"\n", b"\n" + prefix) + b"\n"
-    lines = block.count(b"\n")
-    if block.count(b"\n" + prefix) != lines - 1:
+    if block.count(b"\n" + prefix) != block.count(b"\n") - 1:
         return None
+    if b"#" in block or b"\n\n" in block or (b"/." in block and _DOT_SEGMENT.search(block)):
+        return None
+    lines = block[:-1].split(b"\n")
     unusual = block.translate(None, _PLAIN)
     if unusual:
         if _CONTROL.search(unusual):
             return None
         if not unusual.isascii():
             block.decode("utf-8")  # raises on bytes that are not UTF-8
-        # IRIs to URIs: each byte of a UTF-8 sequence becomes %XX.
-        block = _NEEDS_ENCODING.sub(_percent, block)
-    if b"%" in block and _LONE_PERCENT.search(block):
-        block = _LONE_PERCENT.sub(b"%25", block)
-    if b"#" in block or b"\n\n" in block or (b"/." in block and _DOT_SEGMENT.search(block)):
-        return None
-    dated = block.count(b"\t")
-    if dated and _BAD_DATE.search(block):
-        return None
-    raw_lines = block[:-1].split(b"\n")
-    if max(map(len, raw_lines)) > MAX_LOC_LENGTH or len(set(raw_lines)) != len(raw_lines):
-        return None  # possibly too long (the careful path measures the loc alone) or duplicated
-    if b"&" in block:
-        block = block.replace(b"&", b"&amp;")
-    if b"'" in block:
-        block = block.replace(b"'", b"&apos;")
-    body = block[:-1]
-    if dated == 0:
-        return (b"<url><loc>" + body.replace(b"\n", b"</loc></url>\n<url><loc>") + b"</loc></url>").split(b"\n")
-    body = body.replace(b"\t", b"</loc><lastmod>")
-    if dated == lines:
-        return (b"<url><loc>" + body.replace(b"\n", b"</lastmod></url>\n<url><loc>") + b"</lastmod></url>").split(b"\n")
-    # Mixed: "<" marks a dated line (a percent-encoded loc has none).
-    return [
-        b"<url><loc>" + line + (b"</lastmod></url>" if b"<" in line else b"</loc></url>")
-        for line in body.split(b"\n")
-    ]
+        # IRIs to URIs, on the few lines that need it: each byte of a UTF-8
+        # sequence becomes %XX.
+        leftovers = map(len, map(bytes.translate, lines, itertools.repeat(None), itertools.repeat(_PLAIN)))
+        for i in itertools.compress(itertools.count(), leftovers):
+            lines[i] = _NEEDS_ENCODING.sub(_percent, lines[i])
+    if b"%" in block:
+        for i in itertools.compress(itertools.count(), map(_LONE_PERCENT.search, lines)):
+            lines[i] = _LONE_PERCENT.sub(b"%25", lines[i])
+    locs = list(map(operator.itemgetter(0), map(bytes.partition, lines, itertools.repeat(b"\t"))))
+    if max(map(len, locs)) > MAX_LOC_LENGTH or any(map(operator.eq, locs, itertools.islice(locs, 1, None))):
+        return None  # too long, or listed twice in a row: the careful path reports it
+    hashes = list(map(zlib.crc32, locs))
+    body = b"\n".join(lines) + b"\n"
+    dated = body.count(b"\t")
+    if dated:
+        body, marked = _DATED_LINE_END.subn(b"\x02\n", body)
+        if marked != dated or not _days_are_real(body):
+            return None
+    if b"&" in body:
+        body = body.replace(b"&", b"&amp;")
+    if b"'" in body:
+        body = body.replace(b"'", b"&apos;")
+    # Dated lines now end in \x02: each line's closing tags follow from that alone.
+    body = (
+        body.replace(b"\t", b"</loc><lastmod>")
+        .replace(b"\x02\n", b"</lastmod></url>\x03")
+        .replace(b"\n", b"</loc></url>\x03")
+    )
+    entries = (b"<url><loc>" + body[:-1].replace(b"\x03", b"\n<url><loc>")).split(b"\n")
+    return entries, hashes
 
 
 class _BlockFormatter:
@@ -112,15 +149,14 @@ class _BlockFormatter:
         # The quick path writes exactly what _Formatter writes for plain lines.
         self.quick = options.format == "xml" and options.changefreq is None and options.priority is None
 
-    def entries(self, block: bytes, result: GenerateResult) -> list[bytes]:
+    def entries(self, block: bytes, result: GenerateResult) -> tuple[list[bytes], list[int]]:
         if self.quick:
-            entries = plain_block_entries(block, self.prefix)
-            if entries is not None and self.planner.fits_one_file(1, max(map(len, entries)) + 1, False):
-                return entries
+            quick = plain_block_entries(block, self.prefix)
+            if quick is not None and self.planner.fits_one_file(1, max(map(len, quick[0])) + 1, False):
+                return quick
         formatter = _Formatter(self.options, self.scope, result)
-        out = []
-        text = block.decode("utf-8")
-        for line in text.split("\n"):
+        entries, hashes = [], []
+        for line in block.decode("utf-8").split("\n"):
             line = line.rstrip("\r")
             if not line or line.startswith("#"):
                 continue
@@ -131,8 +167,9 @@ class _BlockFormatter:
             if not self.planner.fits_alone(entry):
                 result.excluded.append(Excluded(url, "too long"))
                 continue
-            out.append(entry)
-        return out
+            entries.append(entry)
+            hashes.append(zlib.crc32(formatter.previous.encode("ascii")))
+        return entries, hashes
 
 
 def read_blocks(source: BinaryIO, size: int | None = None) -> Iterator[bytes]:
@@ -176,8 +213,8 @@ def _work_on_block(block: bytes):
     boundary on (tail)."""
     formatter: _BlockFormatter = _worker["formatter"]
     result = GenerateResult()
-    entries = formatter.entries(block, result)
-    bounds = formatter.planner.boundaries(entries)
+    entries, hashes = formatter.entries(block, result)
+    bounds = formatter.planner.boundaries(hashes)
     if not bounds:
         return entries, None, [], None, result.excluded
     inner = []
@@ -204,7 +241,7 @@ def write_url_list(source: BinaryIO, options: Options, folder: Path, result: Gen
     try:
         # While the list may still fit one file, this process does the work.
         for block in blocks:
-            written += _write(folder, sequencer.feed(formatter.entries(block, result)))
+            written += _write(folder, sequencer.feed(*formatter.entries(block, result)))
             if not sequencer.single:
                 break
         if not sequencer.single:

@@ -31,6 +31,7 @@ canonical naming one of them is worth the user's attention.
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -95,6 +96,7 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]
 
 # "ASCII whitespace" of the HTML standard.
 _HTML_WHITESPACE = "\t\n\f\r "
+_C0_CONTROLS_AND_SPACE = "".join(map(chr, range(0x21)))
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _INDEX_FILES = ("/index.html", "/index.htm")
@@ -307,21 +309,22 @@ def _resolve(base: str, href: str) -> str | None:
 def _strip_url(value: str) -> str:
     # The URL parser drops leading and trailing C0 controls and spaces and every
     # tab and newline (WHATWG URL standard, "basic URL parser").
-    stripped = value.strip("".join(chr(c) for c in range(0x21)))
+    stripped = value.strip(_C0_CONTROLS_AND_SPACE)
     return stripped.replace("\t", "").replace("\n", "").replace("\r", "")
 
 
 def relevant_tags(head: bytes, markers: tuple[bytes, ...]) -> bytes:
     """The ``<meta>``, ``<link>`` and ``<base>`` tags of ``head`` that hold one of
     ``markers`` (any ``<base>``), outside comments and raw-text elements."""
-    tags = []
-    for token in _HEAD_TOKENS.finditer(head):
-        tag = token.group("kept")
-        if tag is not None:
-            lowered = tag.lower()
-            if lowered.startswith(b"<base") or any(marker in lowered for marker in markers):
-                tags.append(tag)
-    return b"".join(tags)
+    wanted = _marker_pattern(markers).search
+    return b"".join(
+        tag for tag in (token.group("kept") for token in _HEAD_TOKENS.finditer(head)) if tag is not None and wanted(tag)
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def _marker_pattern(markers: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    return re.compile(b"|".join(re.escape(marker) for marker in (b"<base", *markers)), re.IGNORECASE)
 
 
 def _markers(noindex: bool, canonical: bool, redirects: bool) -> tuple[bytes, ...]:

@@ -152,18 +152,22 @@ class _Formatter:
 
 _ALTERNATE_MARK = b"<xhtml:link"
 _LASTMOD_TEXT = re.compile(rb"<lastmod>([^<]+)</lastmod>")
-# Dates whose text order is their time order: a date, or a UTC time to the second.
-_NOT_TEXT_ORDERED = re.compile(rb"<lastmod>(?!\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:\+00:00|Z))?</lastmod>)")
 
 
 def _newest_lastmod(body: bytes) -> str | None:
-    """The newest ``<lastmod>`` in a shard's entries, as written."""
+    """The newest ``<lastmod>`` in a shard's entries, as written.
+
+    Offsets stay within a day of UTC, so nothing whose calendar day is two days
+    before the latest day written can be the newest: only the few dates near the
+    top are parsed and compared as instants.
+    """
     dates = _LASTMOD_TEXT.findall(body)
     if not dates:
         return None
-    if _NOT_TEXT_ORDERED.search(body) is None:
-        return max(dates).decode("ascii")
-    return max(dates, key=lambda d: format_lastmod(d.decode("ascii"))[1]).decode("ascii")
+    latest_day = max(dates)[:10].decode("ascii")
+    floor = (dt.date.fromisoformat(latest_day) - dt.timedelta(days=2)).isoformat().encode("ascii")
+    candidates = {d.decode("ascii") for d in filter(floor.__le__, dates)}
+    return max(sorted(candidates), key=lambda text: format_lastmod(text)[1])
 
 
 # Shards hold about this fraction of a full file (see ShardPlanner.choose_boundaries).
@@ -221,15 +225,19 @@ class ShardPlanner:
         # An entry opens a shard when the top `bits` bits of its crc32 are zero.
         self.threshold = 1 << (32 - bits) if bits > 0 else 0
 
-    def boundaries(self, entries: list[bytes]) -> list[int]:
-        """Indexes of the entries that open a shard (crc32: cheap, and in C)."""
-        return list(itertools.compress(itertools.count(), map(self.threshold.__gt__, map(zlib.crc32, entries))))
+    def boundaries(self, hashes: list[int]) -> list[int]:
+        """Indexes of the entries that open a shard, from the crc32 of each one's
+        loc (cheap, in C, and independent of its lastmod)."""
+        return list(itertools.compress(itertools.count(), map(self.threshold.__gt__, hashes)))
 
-    def cut(self, entries: list[bytes]) -> list[tuple[int, int]]:
-        """Split one run (from a boundary to the next) greedily by the hard limits."""
+    def cut(self, entries: list[bytes], alternates: bool = False) -> list[tuple[int, int]]:
+        """Split one run (from a boundary to the next) greedily by the hard limits.
+
+        ``alternates``: some entries may have hreflang links, which lengthen the
+        head; those runs are cut entry by entry, the others by bisection."""
         n = len(entries)
         ranges = []
-        if any(_ALTERNATE_MARK in e for e in entries):
+        if alternates:
             start = count = size = 0
             alternates = False
             for i, entry in enumerate(entries):
@@ -256,8 +264,8 @@ class ShardPlanner:
 
     def render(self, entries: list[bytes], name: str | None = None) -> SitemapFile:
         """One sitemap file of ``entries``; shards are named after their first URL."""
-        alternates = not self.text_format and any(_ALTERNATE_MARK in e for e in entries)
         body = b"\n".join(entries) + b"\n"
+        alternates = not self.text_format and _ALTERNATE_MARK in body
         data = self.heads[alternates] + body + self.foot
         if name is None:
             first = entries[0] if self.text_format else entries[0][10:entries[0].index(b"</loc>")]
@@ -268,8 +276,8 @@ class ShardPlanner:
         newest = None if self.text_format else _newest_lastmod(body)
         return SitemapFile(name, data, kind, len(entries), newest, gzip=self.options.gzip and name != self.options.filename)
 
-    def shards(self, run: list[bytes]) -> list[SitemapFile]:
-        return [self.render(run[a:b]) for a, b in self.cut(run)]
+    def shards(self, run: list[bytes], alternates: bool = False) -> list[SitemapFile]:
+        return [self.render(run[a:b]) for a, b in self.cut(run, alternates)]
 
 
 class Sequencer:
@@ -284,37 +292,44 @@ class Sequencer:
         self.planner = planner
         self.single = True
         self.held: list[bytes] = []
+        self.held_hashes: list[int] = []
         self.held_size = 0
         self.held_alternates = False
         self.run: list[bytes] = []
         self.shards: list[SitemapFile] = []
+        # Once any entry had hreflang links, runs are cut exactly entry by entry.
+        self.alternates = False
 
-    def feed(self, entries: list[bytes], alternates: bool = False) -> list[SitemapFile]:
+    def feed(self, entries: list[bytes], hashes: list[int], alternates: bool = False) -> list[SitemapFile]:
+        """``hashes``: crc32 of each entry's loc (see ShardPlanner.boundaries)."""
         if self.single:
             self.held.extend(entries)
+            self.held_hashes.extend(hashes)
             self.held_size += sum(map(len, entries)) + len(entries)
             self.held_alternates = self.held_alternates or alternates
+            self.alternates = self.held_alternates
             if self.planner.fits_one_file(len(self.held), self.held_size, self.held_alternates):
                 return []
             self.single = False
             entries, self.held = self.held, []
+            hashes, self.held_hashes = self.held_hashes, []
             # The average over the entries up to the first that did not fit one
             # file: the same however the input was batched.
             cumulative = list(itertools.accumulate(map(operator.add, map(len, entries), itertools.repeat(1))))
             room = self.planner.max_bytes - len(self.planner.heads[1]) - len(self.planner.foot)
             upto = min(bisect.bisect_right(cumulative, room) + 1, self.planner.max_urls + 1, len(entries))
             self.planner.choose_boundaries(cumulative[upto - 1] // upto)
-        bounds = self.planner.boundaries(entries)
-        return self.feed_with_boundaries(entries, bounds)
+        self.alternates = self.alternates or alternates
+        return self.feed_with_boundaries(entries, self.planner.boundaries(hashes))
 
     def feed_with_boundaries(self, entries: list[bytes], bounds: list[int]) -> list[SitemapFile]:
         if not bounds:
             self.run.extend(entries)
             return []
         self.run.extend(entries[: bounds[0]])
-        files = self.planner.shards(self.run) if self.run else []
+        files = self.planner.shards(self.run, self.alternates) if self.run else []
         for a, b in zip(bounds, bounds[1:]):
-            files += self.planner.shards(entries[a:b])
+            files += self.planner.shards(entries[a:b], self.alternates)
         self.run = entries[bounds[-1]:]
         self.shards.extend(files)
         return files
@@ -323,7 +338,7 @@ class Sequencer:
         """Close the open run with ``head`` (entries before another batch's first
         boundary); used when batches are cut into shards elsewhere."""
         self.run.extend(head)
-        files = self.planner.shards(self.run) if self.run else []
+        files = self.planner.shards(self.run, self.alternates) if self.run else []
         self.run = []
         self.shards.extend(files)
         return files
@@ -336,7 +351,7 @@ class Sequencer:
             file = self.planner.render(self.held, name=self.planner.options.filename)
             self.held = []
             return [file]
-        files = self.planner.shards(self.run) if self.run else []
+        files = self.planner.shards(self.run, self.alternates) if self.run else []
         self.run = []
         self.shards.extend(files)
         return files
@@ -387,6 +402,7 @@ def generate(
     planner = ShardPlanner(options)
     sequencer = Sequencer(planner)
     batch: list[bytes] = []
+    hashes: list[int] = []
     alternates = False
     for page in pages:
         entry = formatter.entry(page)
@@ -396,12 +412,13 @@ def generate(
             result.excluded.append(Excluded(page.loc, "too long"))
             continue
         batch.append(entry)
+        hashes.append(zlib.crc32(formatter.previous.encode("ascii")))
         alternates = alternates or bool(page.alternates)
         if len(batch) >= _BATCH:
-            yield from sequencer.feed(batch, alternates)
-            batch, alternates = [], False
+            yield from sequencer.feed(batch, hashes, alternates)
+            batch, hashes, alternates = [], [], False
     if batch:
-        yield from sequencer.feed(batch, alternates)
+        yield from sequencer.feed(batch, hashes, alternates)
     yield from finish(sequencer, options, scope, result)
 
 

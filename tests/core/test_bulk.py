@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import random
+import zlib
 from pathlib import Path
 
 import pytest
@@ -19,17 +20,21 @@ from sitemapkit.urls import Scope
 BASE = "https://example.org/docs/"
 
 
-def careful_entries(lines: list[str]) -> list[bytes]:
+def careful_entries(lines: list[str]) -> tuple[list[bytes], list[int]]:
     formatter = _Formatter(Options(base_url=BASE), Scope(BASE), GenerateResult())
-    out = []
+    entries, hashes = [], []
     for line in lines:
         url, _, lastmod = line.partition("\t")
-        out.append(formatter.entry(Page(url, lastmod=lastmod or None)))
-    return out
+        entries.append(formatter.entry(Page(url, lastmod=lastmod or None)))
+        hashes.append(zlib.crc32(formatter.previous.encode()))
+    return entries, hashes
 
 
 path_text = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\t\n\r#\x85\u2028\u2029"), min_size=1, max_size=30)
-dates = st.sampled_from(["", "\t2024-05-01", "\t2024-05-01T10:00:00+00:00", "\t2024-05-01T10:00:00Z", "\t2023-01-02T03:04:05-07:00"])
+dates = st.sampled_from([
+    "", "\t2024-05-01", "\t2024-05-01T10:00:00+00:00", "\t2024-05-01T10:00:00Z", "\t2023-01-02T03:04:05-07:00",
+    "\t2024-05-01T10:00+02:00", "\t2024-05-01T10:00:00.25Z",
+])
 
 
 @settings(max_examples=200, deadline=None)
@@ -41,6 +46,11 @@ def test_quick_block_path_writes_what_the_careful_path_writes(rows, absolute: bo
     if quick is None:
         return  # the block went the careful way; nothing to compare
     assert quick == careful_entries(lines)
+
+
+@pytest.mark.parametrize("date", ["2024-02-30", "2024-13-01", "2024-05-01T24:00:00Z", "2024-05-01T10:00:00+25:00"])
+def test_impossible_dates_take_the_careful_path(date: str) -> None:
+    assert plain_block_entries(f"a\t{date}\nb\n".encode(), BASE.encode()) is None
 
 
 @pytest.mark.parametrize(
