@@ -95,8 +95,13 @@ class Options:
     robots_txt: bool | None = None
     #: Add the ``xsi:schemaLocation`` header the protocol shows for validation.
     schema_location: bool = False
-    #: Write an XSL stylesheet beside the sitemaps so browsers show a table.
+    #: Write an XSL stylesheet (and a CSS fallback) beside the sitemaps so browsers
+    #: show a sortable table.
     stylesheet: bool = False
+    #: A folder holding your own ``sitemap.xsl.j2`` / ``sitemap.css.j2`` (Jinja2;
+    #: they may ``{% extends "sitemapkit/sitemap.xsl.j2" %}``). Adapters resolve a
+    #: relative folder against the tool's configuration file.
+    stylesheet_template: str | None = None
     #: Leave out pages whose robots meta says ``noindex``.
     check_noindex: bool = True
     #: Leave out pages whose ``<link rel="canonical">`` names another URL.
@@ -163,6 +168,8 @@ class Options:
             raise ConfigError("robots_txt", f"{self.robots_txt!r} must be true, false or unset")
         if self.x_default is not None and not isinstance(self.x_default, str):
             raise ConfigError("x_default", f"{self.x_default!r} must be a language code")
+        if self.stylesheet_template is not None and not isinstance(self.stylesheet_template, str):
+            raise ConfigError("stylesheet_template", f"{self.stylesheet_template!r} must be a folder path")
         if self.report_file is not None:
             _check_filename("report_file", self.report_file, (".txt", ".json"))
 
@@ -248,6 +255,8 @@ class Excluded:
 
     loc: str
     reason: str
+    #: More about the reason: for ``canonical``, the URL the page names.
+    detail: str | None = None
 
 
 @dataclasses.dataclass
@@ -283,6 +292,9 @@ class Report:
     def details(self) -> str:
         """Every excluded URL with its reason, one a line (the verbose report)."""
         lines = [self.summary()]
-        lines += [f"excluded ({item.reason}): {item.loc}" for item in sorted(self.excluded, key=lambda e: (e.reason, e.loc))]
+        lines += [
+            f"excluded ({item.reason}): {item.loc}" + (f" -> {item.detail}" if item.detail else "")
+            for item in sorted(self.excluded, key=lambda e: (e.reason, e.loc))
+        ]
         lines += [f"warning ({notice.code}): {notice.message}" for notice in self.notices]
         return "\n".join(lines) + "\n"

@@ -21,7 +21,8 @@ from .lastmod import resolve_lastmods
 from .model import Excluded, Notice, Options, Page, Report
 from .robots import merge_sitemap_lines
 from .robotsrules import RobotsRules
-from .sitemap import STYLESHEET_NAME, W3C_DATETIME, GenerateResult, format_lastmod, generate
+from .stylesheet import FALLBACK_CSS_NAME, STYLESHEET_NAME, render_fallback_css, render_stylesheet
+from .sitemap import W3C_DATETIME, GenerateResult, format_lastmod, generate
 from .urls import OutOfScope, Scope
 
 ROBOTS_TXT = "robots.txt"
@@ -54,7 +55,9 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
             report.notices.append(Notice("url", f"left out a page whose URL cannot be written: {error}"))
             continue
         reason = _exclusion(page, loc, scope, options, rules)
-        if reason is not None:
+        if isinstance(reason, tuple):
+            report.excluded.append(Excluded(loc, reason[0], reason[1]))
+        elif reason is not None:
             report.excluded.append(Excluded(loc, reason))
         elif loc in kept:
             report.excluded.append(Excluded(loc, "duplicate"))
@@ -64,6 +67,10 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     _resolve_dates(kept, options, scope, report)
     _resolve_alternates(kept, options)
 
+    template_dir = Path(options.stylesheet_template) if options.stylesheet_template else None
+    if options.stylesheet:
+        # A bad template fails here, before any sitemap is written.
+        render_stylesheet(template_dir)
     result = GenerateResult()
     try:
         files = writer.write_files(output_dir, generate([kept[loc] for loc in sorted(kept)], options, result))
@@ -79,10 +86,10 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         writer.atomic_write(output_dir, entry + ".gz", writer.gzip_bytes((output_dir / entry).read_bytes()))
         names.append(entry + ".gz")
     if options.stylesheet:
-        from .stylesheet import render_stylesheet
-
-        writer.atomic_write(output_dir, STYLESHEET_NAME, render_stylesheet())
-        names.append(STYLESHEET_NAME)
+        counts = {scope.prefix + f.name: f.count for f in files if f.kind in ("urlset", "text")}
+        writer.atomic_write(output_dir, STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts))
+        writer.atomic_write(output_dir, FALLBACK_CSS_NAME, render_fallback_css(template_dir))
+        names += [STYLESHEET_NAME, FALLBACK_CSS_NAME]
     writer.remove_stale(output_dir, options.filename, names)
     report.files = sorted(names, key=lambda n: (n not in result.entry_points, n))
 
@@ -114,26 +121,32 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     return report
 
 
-def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None) -> str | None:
-    """Why ``page`` must stay out of the sitemap, or None."""
+def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None) -> str | tuple[str, str] | None:
+    """Why ``page`` must stay out of the sitemap (a reason, or a reason and where
+    the page points), or None. The cheap checks first: globs, then robots.txt
+    rules, then the built page's head."""
     if options.exclude:
         below = scope.path_below(loc)
         decoded = unquote(below)
         if any(fnmatch.fnmatchcase(below, p) or fnmatch.fnmatchcase(decoded, p) for p in options.exclude):
             return "exclude"
-    if page.output is not None and (options.check_noindex or options.check_canonical or options.check_redirects):
-        reason, _target = check_built_page(
-            Path(page.output), loc,
-            noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
-        )
-        # A canonical target that is a page of the site is listed under its own
-        # entry; one that is not is not ours to add.
-        if reason is not None:
-            return reason
     if rules is not None:
         parts = urlsplit(loc)
         if not rules.allows(parts.path + ("?" + parts.query if parts.query else "")):
             return "robots.txt"
+    if page.output is not None and (options.check_noindex or options.check_canonical or options.check_redirects):
+        try:
+            reason, target = check_built_page(
+                Path(page.output), loc,
+                noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
+            )
+        except OSError:
+            return None  # not written (yet): nothing in it can ask to be left out
+        # A canonical target that is a page of the site is listed under its own
+        # entry; the report says where the left-out page points.
+        if reason == "canonical" and target:
+            return ("canonical", target)
+        return reason
     return None
 
 

@@ -26,9 +26,15 @@ SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 STYLESHEET_NAME = "sitemap.xsl"
+FALLBACK_CSS_NAME = "sitemap.css"
 
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
-_STYLESHEET_PI = f'<?xml-stylesheet type="text/xsl" href="{STYLESHEET_NAME}"?>\n'
+# The XSL view first; the CSS one is what browsers that dropped XSLT (Chromium is
+# removing it) still apply, so the sitemap stays readable there.
+_STYLESHEET_PI = (
+    f'<?xml-stylesheet type="text/xsl" href="{STYLESHEET_NAME}"?>\n'
+    f'<?xml-stylesheet type="text/css" href="{FALLBACK_CSS_NAME}"?>\n'
+)
 # sitemaps.org/protocol.html, "Validating your Sitemap": the header that names the
 # schema for validators.
 _SCHEMA_LOCATION = {

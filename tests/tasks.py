@@ -116,7 +116,9 @@ def ensure_chromium() -> None:
     print("[tasks] installing Debian's chromium (for the browser view test)", flush=True)
     quiet = {"stdout": subprocess.DEVNULL, "env": {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}}
     subprocess.run(["apt-get", "update", "-qq"], check=True, **quiet)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], check=True, **quiet)
+    # fonts-liberation: Chromium only recommends it, and screenshots need a font.
+    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", "fonts-liberation"],
+                   check=True, **quiet)
 
 
 def cmd_test(args: argparse.Namespace) -> int:

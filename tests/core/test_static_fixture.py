@@ -30,6 +30,7 @@ def test_static_site_lists_only_indexable_pages(tmp_path: Path) -> None:
     # Verbose: every excluded URL with its reason.
     assert "excluded (noindex): https://example.org/blog/draft.html" in result.stdout
     assert "excluded (robots.txt): https://example.org/private/" in result.stdout
+    assert "excluded (canonical): https://example.org/blog/print.html -> https://example.org/blog/q&a.html" in result.stdout
     robots = (site / "robots.txt").read_text()
     assert robots.startswith(robots_before) and robots.endswith("Sitemap: https://example.org/sitemap.xml\n")
     check = subprocess.run([sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", "https://example.org/"],
@@ -41,7 +42,7 @@ def test_each_check_can_be_switched_off(tmp_path: Path) -> None:
     site = tmp_path / "site"
     shutil.copytree(FIXTURES / "static", site)
     result = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/",
+        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/", "--lastmod", "none",
          "--no-check-noindex", "--no-check-canonical", "--no-check-redirects", "--no-check-robots-rules"],
         capture_output=True, text=True,
     )

@@ -15,6 +15,7 @@ import os
 import select
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -468,3 +469,32 @@ def test_chromium_screenshot_is_kept_for_people(served, tmp_path, request, name,
     data = shot.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n")
     assert len(data) > 10_000  # a blank page compresses to a few hundred bytes
+
+
+def test_chromium_shows_every_url_of_a_built_fixture_sitemap(tmp_path):
+    """The static fixture built with --stylesheet, served, opened in Chromium: the
+    table lists every URL the sitemap lists (and the sitemap names the view)."""
+    from conftest import FIXTURES, sitemap_entries
+
+    site = tmp_path / "site"
+    shutil.copytree(FIXTURES / "static", site)
+    built = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/", "--stylesheet"],
+        capture_output=True, text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    listed = sorted(sitemap_entries(site))
+    head = (site / "sitemap.xml").read_text().split("<urlset", 1)[0]
+    assert '<?xml-stylesheet type="text/xsl" href="sitemap.xsl"?>' in head
+    assert '<?xml-stylesheet type="text/css" href="sitemap.css"?>' in head
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page = _dom(tmp_path, f"http://127.0.0.1:{server.server_address[1]}/sitemap.xml")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    assert sorted(href for href, _text, _lastmod in _rows(page)) == listed
+    assert len(listed) == 4
