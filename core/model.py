@@ -168,8 +168,10 @@ class Options:
             raise ConfigError("robots_txt", f"{self.robots_txt!r} must be true, false or unset")
         if self.x_default is not None and not isinstance(self.x_default, str):
             raise ConfigError("x_default", f"{self.x_default!r} must be a language code")
-        if self.stylesheet_template is not None and not isinstance(self.stylesheet_template, str):
-            raise ConfigError("stylesheet_template", f"{self.stylesheet_template!r} must be a folder path")
+        if self.stylesheet_template is not None and (
+            not isinstance(self.stylesheet_template, str) or not Path(self.stylesheet_template).is_dir()
+        ):
+            raise ConfigError("stylesheet_template", f"{self.stylesheet_template!r} is not a folder")
         if self.report_file is not None:
             _check_filename("report_file", self.report_file, (".txt", ".json"))
 

@@ -200,29 +200,28 @@ def _parse_front_matter_date(value: str, page: Page):
 
 
 def _resolve_alternates(kept: dict[str, Page], options: Options) -> None:
-    """Pages sharing a ``translation_key`` list every version, themselves included."""
+    """Each version lists every version, itself included, and ``x-default``.
+
+    Versions are the pages sharing a ``translation_key``, plus any alternates an
+    adapter gives explicitly (pages of other builds, such as other-language Sphinx
+    projects); a group of one is no group and gets none.
+    """
     groups: dict[str, list[Page]] = {}
     for page in kept.values():
         if page.translation_key is not None and page.hreflang:
             groups.setdefault(page.translation_key, []).append(page)
-    for members in groups.values():
-        alternates = sorted((p.hreflang, p.loc) for p in members)
-        if len(alternates) < 2:
-            continue
-        if options.x_default:
-            default = [loc for lang, loc in alternates if lang == options.x_default]
-            if default:
-                alternates.append(("x-default", default[0]))
-        for page in members:
-            kept[page.loc] = dataclasses.replace(page, alternates=tuple(alternates) + page.alternates)
-    # Explicit alternates (pages of other builds, such as other-language Sphinx
-    # projects) are kept as given, with the page itself added once.
     for loc, page in kept.items():
-        if page.alternates and page.translation_key is None and page.hreflang:
-            pairs = dict(page.alternates)
-            if page.hreflang not in pairs:
-                pairs[page.hreflang] = loc
-            alternates = sorted(pairs.items())
-            if options.x_default and options.x_default in pairs and "x-default" not in pairs:
-                alternates.append(("x-default", pairs[options.x_default]))
-            kept[loc] = dataclasses.replace(page, alternates=tuple(alternates))
+        pairs = dict(page.alternates)
+        for member in groups.get(page.translation_key, ()) if page.translation_key is not None else ():
+            pairs.setdefault(member.hreflang, member.loc)
+        if page.hreflang:
+            pairs.setdefault(page.hreflang, loc)
+        pairs.pop("x-default", None)
+        if len(pairs) < 2:
+            if page.alternates:
+                kept[loc] = dataclasses.replace(page, alternates=())
+            continue
+        alternates = sorted(pairs.items())
+        if options.x_default and options.x_default in pairs:
+            alternates.append(("x-default", pairs[options.x_default]))
+        kept[loc] = dataclasses.replace(page, alternates=tuple(alternates))

@@ -1,0 +1,213 @@
+"""Write Sitemaps for Sphinx's html and dirhtml builds, using the sitemapkit core."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
+
+from sphinx.errors import SphinxError
+from sphinx.util import logging
+
+import sitemapkit
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.builders.html import StandaloneHTMLBuilder
+    from sphinx.config import Config
+    from sphinx.environment import BuildEnvironment
+    from sphinx.util.typing import ExtensionMetadata
+
+logger = logging.getLogger(__name__)
+
+# The core's option names, each declared as ``sitemapkit_<name>`` with the types a
+# conf.py value may have; the defaults are the core's own.
+OPTION_TYPES: dict[str, frozenset[type]] = {
+    "filename": frozenset({str}),
+    "format": frozenset({str}),
+    "gzip": frozenset({bool}),
+    "gzip_copy": frozenset({bool}),
+    "max_urls": frozenset({int}),
+    "max_bytes": frozenset({int}),
+    "max_sitemaps": frozenset({int}),
+    "changefreq": frozenset({str, type(None)}),
+    "priority": frozenset({float, int, type(None)}),
+    "lastmod": frozenset({str}),
+    "exclude": frozenset({list, tuple}),
+    "robots_txt": frozenset({bool, type(None)}),
+    "schema_location": frozenset({bool}),
+    "stylesheet": frozenset({bool}),
+    "stylesheet_template": frozenset({str, type(None)}),
+    "check_noindex": frozenset({bool}),
+    "check_canonical": frozenset({bool}),
+    "check_redirects": frozenset({bool}),
+    "check_robots_rules": frozenset({bool}),
+    "x_default": frozenset({str, type(None)}),
+    "report_file": frozenset({str, type(None)}),
+    "verbose": frozenset({bool}),
+}
+
+BUILDERS = frozenset({"html", "dirhtml"})
+# File-wide metadata ``:sitemap: false`` keeps a document out of the sitemap.
+_OFF = frozenset({"false", "no", "off", "0"})
+_LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8})*\Z")
+
+
+class SitemapkitSphinxError(SphinxError):
+    category = "sitemapkit error"
+
+
+def _base_url(config: Config) -> str:
+    return (config.html_baseurl or "").strip()
+
+
+def _options(app: Sphinx) -> sitemapkit.Options:
+    settings = {name: getattr(app.config, f"sitemapkit_{name}") for name in OPTION_TYPES}
+    # Folders in conf.py are relative to conf.py, as Sphinx's own paths are.
+    if isinstance(settings["stylesheet_template"], str) and settings["stylesheet_template"]:
+        settings["stylesheet_template"] = str(Path(app.confdir, settings["stylesheet_template"]))
+    try:
+        return sitemapkit.Options.from_mapping(settings, base_url=_base_url(app.config))
+    except sitemapkit.ConfigError as error:
+        raise _translate(error) from None
+
+
+def _language_bases(config: Config) -> tuple[str, dict[str, str]]:
+    """This build's hreflang and every language's base URL, from ``sitemapkit_languages``.
+
+    The other languages are not built here, so their URLs follow the Read the Docs
+    layout: ``html_baseurl`` with its path segment for ``language`` replaced.
+    """
+    codes = config.sitemapkit_languages
+    if isinstance(codes, str) or not all(isinstance(c, str) and _LANGUAGE_CODE.match(c) for c in codes):
+        msg = f"sitemapkit_languages: {codes!r} must be a list of language codes such as ['en', 'fr', 'pt-br']"
+        raise SitemapkitSphinxError(msg)
+    parts = urlsplit(_base_url(config))
+    segments = parts.path.split("/")
+    own = _normal(config.language or "en")
+    try:
+        index = [_normal(s) for s in segments].index(own)
+    except ValueError:
+        msg = (
+            f"sitemapkit_languages: html_baseurl {config.html_baseurl!r} has no path segment for this "
+            f"build's language {config.language!r} (e.g. https://project.example.org/{own}/latest/); "
+            "the other languages' URLs replace that segment"
+        )
+        raise SitemapkitSphinxError(msg) from None
+    bases = {}
+    for code in (segments[index], *codes):
+        path = "/".join([*segments[:index], code, *segments[index + 1 :]])
+        bases.setdefault(_normal(code), urlunsplit(parts._replace(path=path.rstrip("/") + "/")))
+    return own, bases
+
+
+def _normal(code: str) -> str:
+    return code.lower().replace("_", "-")
+
+
+def _listed(env: BuildEnvironment, docname: str) -> bool:
+    flag = env.metadata.get(docname, {}).get("sitemap")
+    return not (isinstance(flag, str) and flag.strip().lower() in _OFF)
+
+
+def _pages(app: Sphinx) -> dict[str, sitemapkit.Page]:
+    """Every HTML page the build writes for the project, by page name."""
+    builder: StandaloneHTMLBuilder = app.builder
+    env = app.env
+    # Every document of the project, not only those written in this run, so that
+    # incremental builds still list them all.
+    docnames = sorted(env.found_docs)
+    uri = {name: builder.get_target_uri(name) for name in docnames}
+    pages = {
+        name: sitemapkit.Page(uri[name], source=Path(env.doc2path(name)), output=Path(builder.get_outfilename(name)))
+        for name in docnames
+        if _listed(env, name)
+    }
+    if builder.use_index:
+        indexed = env.get_domain("index").entries
+        pages["genindex"] = _listing_page(builder, "genindex", [uri[n] for n in docnames if indexed.get(n)])
+    for index_name, _cls, content, _collapse in builder.domain_indices:
+        listed = {entry.docname for _letter, entries in content for entry in entries}
+        pages[index_name] = _listing_page(builder, index_name, [uri[n] for n in docnames if n in listed])
+    for name in sorted(app.config.html_additional_pages):
+        if name != "search":
+            pages.setdefault(name, _listing_page(builder, name, []))
+    return pages
+
+
+def _listing_page(builder: StandaloneHTMLBuilder, name: str, members: list[str]) -> sitemapkit.Page:
+    output = Path(builder.get_outfilename(name))
+    return sitemapkit.Page(builder.get_target_uri(name), output=output, members=tuple(members))
+
+
+def _with_alternates(pages: dict[str, sitemapkit.Page], own: str, bases: dict[str, str]) -> list[sitemapkit.Page]:
+    # The other languages' pages are not part of this build, so each page carries
+    # its alternates explicitly (and no translation_key to group by).
+    return [
+        dataclasses.replace(
+            page, hreflang=own, alternates=tuple((code, base + page.loc) for code, base in sorted(bases.items()))
+        )
+        for page in pages.values()
+    ]
+
+
+def _translate(error: sitemapkit.SitemapkitError) -> SitemapkitSphinxError:
+    if isinstance(error, sitemapkit.ConfigError):
+        setting = "html_baseurl" if error.option == "base_url" else f"sitemapkit_{error.option}"
+        return SitemapkitSphinxError(error.for_setting(setting))
+    return SitemapkitSphinxError(str(error))
+
+
+def check_config(app: Sphinx) -> None:
+    if app.builder.name not in BUILDERS:
+        return
+    if not _base_url(app.config):
+        logger.warning(
+            "sitemapkit: html_baseurl is not set, so no sitemap is written; "
+            "set it in conf.py to the site's URL, e.g. html_baseurl = 'https://docs.example.org/'",
+            type="sitemapkit",
+            subtype="config",
+        )
+        return
+    _options(app)
+    if app.config.sitemapkit_languages:
+        _language_bases(app.config)
+
+
+def write_sitemap(app: Sphinx, exception: BaseException | None) -> None:
+    if exception is not None or app.builder.name not in BUILDERS or not _base_url(app.config):
+        return
+    options = _options(app)
+    pages = _pages(app)
+    if app.config.sitemapkit_languages:
+        listed = _with_alternates(pages, *_language_bases(app.config))
+    else:
+        listed = list(pages.values())
+    try:
+        report = sitemapkit.build_site(listed, options, Path(app.outdir))
+    except sitemapkit.SitemapkitError as error:
+        raise _translate(error) from None
+    logger.info(report.details() if options.verbose else report.summary())
+    for notice in report.notices:
+        logger.warning(notice.message, type="sitemapkit", subtype=notice.code)
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.setup_extension("sphinx.builders.html")
+    defaults = {field.name: field.default for field in dataclasses.fields(sitemapkit.Options)}
+    for name, types in OPTION_TYPES.items():
+        # A list default, as Sphinx expects, lets ``-D sitemapkit_exclude=a,b`` work.
+        default = list(defaults[name]) if isinstance(defaults[name], tuple) else defaults[name]
+        app.add_config_value(f"sitemapkit_{name}", default, "", types=types)
+    app.add_config_value("sitemapkit_languages", [], "", types=frozenset({list, tuple}))
+    app.connect("builder-inited", check_config)
+    app.connect("build-finished", write_sitemap)
+    return {
+        "version": sitemapkit.__version__,
+        # All the work happens in build-finished in the main process; nothing is
+        # kept per document, so readers and writers may run in parallel.
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }

@@ -1,0 +1,354 @@
+"""Real Sphinx builds of fixtures/sphinx with the sitemapkit extension.
+
+Every build runs ``python -m sphinx`` in a subprocess, exactly as users run it, on a
+copy of the fixture in tmp_path.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from protego import Protego
+
+from conftest import FIXTURES, sitemap_entries
+
+BASE = "https://docs.example.org/"
+# Long before any build: a lastmod taken from when Sphinx read or wrote a file
+# would be today.
+SOURCE_TIME = dt.datetime(2021, 3, 4, 5, 6, 7, tzinfo=dt.timezone.utc)
+# Every HTML page the fixture's documents, indices and html_additional_pages
+# produce, minus the ones that must stay out: hidden (:sitemap: false), private
+# (robots.txt Disallow), noindex (robots meta), search (never).
+HTML_PAGES = [
+    "%C3%BCber%20uns.html",
+    "api.html",
+    "download.html",
+    "genindex.html",
+    "guide/deep/nested.html",
+    "guide/index.html",
+    "guide/install.html",
+    "index.html",
+    "orphan.html",
+    "py-modindex.html",
+]
+DIRHTML_PAGES = [
+    "",
+    "%C3%BCber%20uns/",
+    "api/",
+    "download/",
+    "genindex/",
+    "guide/",
+    "guide/deep/nested/",
+    "guide/install/",
+    "orphan/",
+    "py-modindex/",
+]
+
+
+def sphinx_build(src: Path, out: Path, *args: str, builder: str = "html") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", builder, *args, str(src), str(out)],
+        capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, timeout=300,
+    )
+
+
+def assert_clean(result: subprocess.CompletedProcess) -> None:
+    assert result.returncode == 0, result.stderr
+    assert "WARNING" not in result.stderr, result.stderr
+
+
+def assert_stopped_naming(result: subprocess.CompletedProcess, *settings: str) -> None:
+    """A clean SphinxError: its category and our message, never a deep traceback.
+
+    Sphinx 8+ prints the same block for every SphinxError, ending in the one frame
+    that raised it; a crash would show the core's frames as well.
+    """
+    assert result.returncode == 2, result.stderr
+    assert "sitemapkit error!" in result.stderr
+    message = result.stderr.split("SitemapkitSphinxError: ", 1)[1].splitlines()[0]
+    for setting in settings:
+        assert setting in message, message
+    assert len(re.findall(r'File "', result.stderr)) == 1, result.stderr
+
+
+def urls(out: Path) -> list[str]:
+    return sorted(sitemap_entries(out))
+
+
+def instant(w3c: str) -> dt.datetime:
+    value = dt.datetime.fromisoformat(w3c)
+    return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+
+
+def set_mtime(path: Path, when: dt.datetime) -> None:
+    os.utime(path, (when.timestamp(), when.timestamp()))
+
+
+def copy_fixture(src: Path) -> Path:
+    """The fixture, with each source file a day older than the next, as in a project
+    edited over time (identical times from a fresh copy make the core omit lastmod)."""
+    shutil.copytree(FIXTURES / "sphinx", src, ignore=shutil.ignore_patterns("_build"))
+    for number, source in enumerate(sorted(src.rglob("*.rst"))):
+        set_mtime(source, SOURCE_TIME + dt.timedelta(days=number))
+    return src
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return copy_fixture(tmp_path / "src")
+
+
+@pytest.fixture(scope="module")
+def html_build(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    src = copy_fixture(tmp_path_factory.mktemp("html") / "src")
+    out = src / "_build" / "html"
+    return out, sphinx_build(src, out, "-W")
+
+
+def test_html_build_lists_every_page_and_nothing_else(html_build):
+    out, result = html_build
+    assert_clean(result)
+    assert urls(out) == [BASE + page for page in HTML_PAGES]
+    # Sanity: the pages left out were really written.
+    for written in ("hidden.html", "private.html", "noindex.html", "search.html"):
+        assert (out / written).is_file()
+
+
+def test_html_build_logs_the_summary(html_build):
+    _out, result = html_build
+    assert f"sitemapkit: {len(HTML_PAGES)} URLs in" in result.stdout
+
+
+def test_robots_txt_keeps_its_rules_and_names_the_sitemap(html_build):
+    out, _result = html_build
+    text = (out / "robots.txt").read_text()
+    assert text.startswith("User-agent: *\nDisallow: /private\n")
+    assert text.count("Sitemap:") == 1
+    robots = Protego.parse(text)
+    assert list(robots.sitemaps) == [BASE + "sitemap.xml"]
+    assert not robots.can_fetch(BASE + "private.html", "*")
+    assert robots.can_fetch(BASE + "guide/install.html", "*")
+
+
+def test_dirhtml_build_uses_the_builders_urls(project):
+    out = project / "_build" / "dirhtml"
+    assert_clean(sphinx_build(project, out, "-W", builder="dirhtml"))
+    assert urls(out) == [BASE + page for page in DIRHTML_PAGES]
+
+
+@pytest.mark.parametrize("jobs", ["2", "auto"])
+def test_parallel_build_gives_the_same_bytes_as_serial(project, jobs):
+    serial, parallel = project / "_build" / "serial", project / "_build" / "parallel"
+    assert_clean(sphinx_build(project, serial, "-W"))
+    result = sphinx_build(project, parallel, "-W", "-j", jobs)
+    assert_clean(result)
+    if jobs == "2" or (os.cpu_count() or 1) > 1:
+        # Parallel reading reports chunks of documents: "[ 50%] api .. hidden".
+        assert re.search(r"reading sources\.\.\. \[[ \d]+%\] \S+ \.\. ", result.stdout), result.stdout
+    for name in ("sitemap.xml", "robots.txt"):
+        assert (parallel / name).read_bytes() == (serial / name).read_bytes(), name
+
+
+def test_incremental_build_still_lists_every_page(project):
+    out = project / "_build" / "html"
+    assert_clean(sphinx_build(project, out, "-W"))
+    first = (out / "sitemap.xml").read_bytes()
+    untouched = (out / "api.html").stat().st_mtime_ns
+    changed = (out / "guide" / "install.html").stat().st_mtime_ns
+
+    time.sleep(0.05)
+    install = project / "guide" / "install.rst"
+    install.write_text(install.read_text() + "\nOne more sentence.\n")
+    assert_clean(sphinx_build(project, out, "-W"))
+    # Really incremental: only the touched page (and its toctree parents) rewritten.
+    assert (out / "api.html").stat().st_mtime_ns == untouched
+    assert (out / "guide" / "install.html").stat().st_mtime_ns != changed
+    assert urls(out) == [BASE + page for page in HTML_PAGES]
+    assert (out / "sitemap.xml").read_bytes() != first  # install's lastmod moved
+    assert (out / "robots.txt").read_text().count("Sitemap:") == 1
+
+    (project / "orphan.rst").unlink()
+    assert_clean(sphinx_build(project, out, "-W"))
+    assert (out / "orphan.html").is_file()  # Sphinx leaves the stale file behind
+    assert urls(out) == [BASE + page for page in HTML_PAGES if page != "orphan.html"]
+
+
+def test_unchanged_rebuild_gives_the_same_bytes(project):
+    out = project / "_build" / "html"
+    assert_clean(sphinx_build(project, out, "-W"))
+    first = {name: (out / name).read_bytes() for name in ("sitemap.xml", "robots.txt")}
+    result = sphinx_build(project, out, "-W")
+    assert_clean(result)
+    assert "no targets are out of date" in result.stdout
+    assert {name: (out / name).read_bytes() for name in first} == first
+
+
+def test_lastmod_is_the_source_files_time(project):
+    install_time = dt.datetime(2022, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+    api_time = dt.datetime(2022, 6, 7, 8, 9, 10, tzinfo=dt.timezone.utc)
+    set_mtime(project / "guide" / "install.rst", install_time)
+    set_mtime(project / "api.rst", api_time)
+    out = project / "_build" / "html"
+    assert_clean(sphinx_build(project, out, "-W"))
+    entries = sitemap_entries(out)
+    assert instant(entries[BASE + "guide/install.html"]["lastmod"]) == install_time
+    assert instant(entries[BASE + "api.html"]["lastmod"]) == api_time
+    # A page made from a template alone has no source to date it by.
+    assert entries[BASE + "download.html"]["lastmod"] is None
+    for loc, fields in entries.items():
+        if loc != BASE + "download.html":
+            assert instant(fields["lastmod"]) < dt.datetime(2023, 1, 1, tzinfo=dt.timezone.utc), loc
+    # Indices changed when the newest page they list did: genindex lists install
+    # (an index entry) and api (the module and function); py-modindex lists api.
+    assert instant(entries[BASE + "genindex.html"]["lastmod"]) == api_time
+    assert instant(entries[BASE + "py-modindex.html"]["lastmod"]) == api_time
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_lastmod_is_the_commit_time_in_a_git_work_tree(project):
+    committed = dt.datetime(2020, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+    stamp = committed.isoformat()
+    git_env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_AUTHOR_DATE": stamp,
+        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_COMMITTER_DATE": stamp,
+    }
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "fixture"]):
+        subprocess.run(["git", *args], cwd=project, env=git_env, check=True)
+    out = project / "_build" / "html"
+    assert_clean(sphinx_build(project, out, "-W"))
+    entries = sitemap_entries(out)
+    assert instant(entries[BASE + "guide/install.html"]["lastmod"]) == committed
+
+
+def test_sitemap_false_and_exclude_globs_leave_pages_out(project):
+    out = project / "_build" / "html"
+    assert_clean(sphinx_build(project, out, "-W", "-D", "sitemapkit_exclude=guide/*,orphan.html"))
+    kept = [page for page in HTML_PAGES if not page.startswith("guide/") and page != "orphan.html"]
+    assert urls(out) == [BASE + page for page in kept]
+
+
+def test_indices_are_listed_only_when_written(project):
+    out = project / "_build" / "html"
+    assert_clean(sphinx_build(project, out, "-W", "-D", "html_use_index=0", "-D", "html_domain_indices=0"))
+    assert not (out / "genindex.html").exists()
+    assert urls(out) == [BASE + page for page in HTML_PAGES if page not in ("genindex.html", "py-modindex.html")]
+
+
+@pytest.mark.parametrize("builder", ["html", "dirhtml"])
+def test_languages_give_hreflang_alternates(project, builder):
+    out = project / "_build" / builder
+    result = sphinx_build(
+        project, out, "-W",
+        "-D", "html_baseurl=https://project.example.org/en/latest/",
+        "-D", "sitemapkit_languages=en,fr,pt-br",
+        "-D", "sitemapkit_x_default=en",
+        builder=builder,
+    )
+    assert_clean(result)
+    base = "https://project.example.org/{}/latest/"
+    entries = sitemap_entries(out)
+    # robots.txt rules are paths from the host root, so /private no longer covers
+    # /en/latest/private/.
+    pages, private = (HTML_PAGES, "private.html") if builder == "html" else (DIRHTML_PAGES, "private/")
+    assert sorted(entries) == sorted(base.format("en") + page for page in [*pages, private])
+    # html's URLs come percent-encoded from Sphinx, dirhtml's raw: both end up the same.
+    page = "%C3%BCber%20uns.html" if builder == "html" else "%C3%BCber%20uns/"
+    assert entries[base.format("en") + page]["alternates"] == sorted([
+        ("en", base.format("en") + page),
+        ("fr", base.format("fr") + page),
+        ("pt-br", base.format("pt-br") + page),
+        ("x-default", base.format("en") + page),
+    ])
+    # Below the host root robots.txt is never read by crawlers: left as it was.
+    assert "Sitemap:" not in (out / "robots.txt").read_text()
+
+
+def test_languages_need_the_language_in_html_baseurl(project):
+    out = project / "_build" / "html"
+    result = sphinx_build(
+        project, out, "-D", "html_baseurl=https://project.example.org/latest/", "-D", "sitemapkit_languages=en,fr"
+    )
+    assert_stopped_naming(result, "sitemapkit_languages", "html_baseurl")
+    assert not (out / "sitemap.xml").exists()
+
+
+def test_missing_html_baseurl_warns_and_writes_no_sitemap(project):
+    out = project / "_build" / "html"
+    result = sphinx_build(project, out, "-D", "html_baseurl=")
+    assert result.returncode == 0, result.stderr
+    assert "html_baseurl" in result.stderr
+    assert "[sitemapkit.config]" in result.stderr
+    assert not (out / "sitemap.xml").exists()
+    assert "Sitemap:" not in (out / "robots.txt").read_text()
+
+
+def test_missing_html_baseurl_fails_a_strict_build(project):
+    result = sphinx_build(project, project / "_build" / "html", "-W", "-D", "html_baseurl=")
+    assert result.returncode != 0
+    assert "html_baseurl" in result.stderr
+
+
+def test_missing_html_baseurl_warning_can_be_suppressed(project):
+    result = sphinx_build(project, project / "_build" / "html", "-W", "-D", "html_baseurl=", "-D", "suppress_warnings=sitemapkit")
+    assert_clean(result)
+
+
+@pytest.mark.parametrize(
+    ("override", "setting"),
+    [
+        ("sitemapkit_max_bytes=12", "sitemapkit_max_bytes"),
+        ("sitemapkit_lastmod=yesterday", "sitemapkit_lastmod"),
+        ("html_baseurl=docs.example.org", "html_baseurl"),
+    ],
+)
+def test_bad_setting_stops_the_build_naming_it(project, override, setting):
+    out = project / "_build" / "html"
+    result = sphinx_build(project, out, "-D", override)
+    assert_stopped_naming(result, f"{setting}:")
+    assert not (out / "sitemap.xml").exists()
+
+
+CUSTOM_XSL = """<?xml version="1.0" encoding="UTF-8"?>
+<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+  <!-- the fixture's own stylesheet -->
+</xsl:stylesheet>
+"""
+
+
+def test_stylesheet_template_folder_is_relative_to_conf_py(project):
+    (project / "sitemap_style").mkdir()
+    (project / "sitemap_style" / "sitemap.xsl.j2").write_text(CUSTOM_XSL)
+    out = project / "_build" / "html"
+    options = ("-D", "sitemapkit_stylesheet=1", "-D", "sitemapkit_stylesheet_template=sitemap_style")
+    assert_clean(sphinx_build(project, out, "-W", *options))
+    assert "the fixture's own stylesheet" in (out / "sitemap.xsl").read_text()
+
+
+def test_stylesheet_template_problem_names_the_setting(project):
+    out = project / "_build" / "html"
+    options = ("-D", "sitemapkit_stylesheet=1", "-D", "sitemapkit_stylesheet_template=no_such_folder")
+    assert_stopped_naming(sphinx_build(project, out, *options), "sitemapkit_stylesheet_template:")
+
+
+@pytest.mark.parametrize("builder", ["singlehtml", "text"])
+def test_other_builders_write_no_sitemap(project, builder):
+    out = project / "_build" / builder
+    result = sphinx_build(project, out, "-W", "-D", "html_baseurl=", builder=builder)
+    assert_clean(result)
+    assert not (out / "sitemap.xml").exists()
+
+
+def test_every_core_option_is_a_sphinx_setting():
+    import sitemapkit
+    from sitemapkit.plugins.sphinx import OPTION_TYPES
+
+    assert set(OPTION_TYPES) == set(sitemapkit.Options.field_names()) - {"base_url"}
