@@ -39,7 +39,7 @@ from .urls import Scope
 
 # Lines per process hand-off: big enough to hold several shards (so most shards
 # are made where the block is), small enough to keep each process's memory flat.
-BLOCK_BYTES = 2 << 20
+BLOCK_BYTES = 1 << 20
 
 # RFC 3986 characters that need no percent-encoding in a path or query, plus the
 # tab and line break that structure the input.

@@ -21,8 +21,7 @@ from .lastmod import resolve_lastmods
 from .model import Excluded, Notice, Options, Page, Report
 from .robots import merge_sitemap_lines
 from .robotsrules import RobotsRules
-from .stylesheet import FALLBACK_CSS_NAME, STYLESHEET_NAME, render_fallback_css, render_stylesheet
-from .sitemap import W3C_DATETIME, GenerateResult, format_lastmod, generate
+from .sitemap import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, GenerateResult, format_lastmod, generate
 from .urls import OutOfScope, Scope
 
 ROBOTS_TXT = "robots.txt"
@@ -69,7 +68,10 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
 
     template_dir = Path(options.stylesheet_template) if options.stylesheet_template else None
     if options.stylesheet:
-        # A bad template fails here, before any sitemap is written.
+        # Jinja2 only when asked for. A bad template fails here, before any
+        # sitemap is written.
+        from .stylesheet import render_fallback_css, render_stylesheet
+
         render_stylesheet(template_dir)
     result = GenerateResult()
     try:
