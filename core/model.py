@@ -230,6 +230,9 @@ class Page:
     #: ``loc`` values of the pages this page lists (tag, category, index pages): its
     #: lastmod is the newest of theirs.
     members: tuple[str, ...] = ()
+    #: False when the page's own metadata keeps it out (``sitemap: false``): it is
+    #: reported, and its date still counts for the listing pages that show it.
+    listed: bool = True
     #: Language of this version, for hreflang alternates.
     hreflang: str | None = None
     #: Pages with the same ``translation_key`` are versions of one another.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import fnmatch
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -43,9 +44,13 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     rules = RobotsRules.from_text(robots_text) if options.check_robots_rules and robots_text else None
 
     kept: dict[str, Page] = {}
+    # Left-out pages still date the listing pages that show them (a tag page
+    # changed when its newest article did, noindex or not).
+    left_out: dict[str, Page] = {}
+    scoped: dict[str, str] = {}  # each loc as given -> its sitemap loc
     for page in pages:
         try:
-            loc = scope.loc(page.loc)
+            loc = scoped[page.loc] = scope.loc(page.loc)
         except OutOfScope as out:
             report.excluded.append(Excluded(page.loc, out.reason))
             continue
@@ -53,18 +58,20 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
             report.excluded.append(Excluded(repr(page.loc), "invalid URL"))
             report.notices.append(Notice("url", f"left out a page whose URL cannot be written: {error}"))
             continue
-        reason = _exclusion(page, loc, scope, options, rules)
+        reason = "metadata" if not page.listed else _exclusion(page, loc, scope, options, rules)
         if isinstance(reason, tuple):
             report.excluded.append(Excluded(loc, reason[0], reason[1]))
+            left_out[loc] = page
         elif reason is not None:
             report.excluded.append(Excluded(loc, reason))
+            left_out[loc] = page
         elif loc in kept:
             report.excluded.append(Excluded(loc, "duplicate"))
         else:
-            kept[loc] = dataclasses.replace(page, loc=loc)
+            kept[loc] = page if page.loc == loc else dataclasses.replace(page, loc=loc)
 
-    _resolve_dates(kept, options, scope, report)
-    _resolve_alternates(kept, options)
+    _resolve_dates(kept, left_out, scoped, options, scope, report)
+    _resolve_alternates(kept, options, report)
 
     template_dir = Path(options.stylesheet_template) if options.stylesheet_template else None
     if options.stylesheet:
@@ -152,44 +159,53 @@ def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: Robo
     return None
 
 
-def _resolve_dates(kept: dict[str, Page], options: Options, scope: Scope, report: Report) -> None:
+def _resolve_dates(
+    kept: dict[str, Page], left_out: dict[str, Page], scoped: dict[str, str], options: Options, scope: Scope,
+    report: Report,
+) -> None:
     """Front matter first, then git or file times, then listing pages from members."""
     if options.lastmod == "none":
         for loc, page in kept.items():
             if page.lastmod is not None:
                 kept[loc] = dataclasses.replace(page, lastmod=None)
         return
-    sources = sorted({Path(p.source) for p in kept.values() if p.lastmod is None and p.source is not None})
+
+    def member_loc(member: str) -> str | None:
+        if member in scoped:
+            return scoped[member]
+        try:
+            return scope.loc(member)
+        except (OutOfScope, UrlError):
+            return None
+
+    listings = {loc: [member_loc(m) for m in page.members] for loc, page in kept.items() if page.members and page.lastmod is None}
+    wanted = {m for members in listings.values() for m in members if m in left_out}
+    dated = {**{loc: left_out[loc] for loc in wanted}, **kept}
+    sources = sorted({Path(p.source) for p in dated.values() if p.lastmod is None and p.source is not None})
     dates: dict[Path, dt.datetime | None] = {}
     if sources:
-        resolved = resolve_lastmods(sources, options.lastmod)
-        dates = resolved.dates
-        report.notices.extend(resolved.notices)
+        resolved_sources = resolve_lastmods(sources, options.lastmod)
+        dates = resolved_sources.dates
+        report.notices.extend(resolved_sources.notices)
     # loc -> (instant, lastmod as given): the instant finds the newest, the value is
     # copied as written, so a date stays a date and an offset stays an offset.
     resolved: dict[str, tuple[dt.datetime, object]] = {}
-    for loc, page in kept.items():
+    for loc, page in dated.items():
         value = page.lastmod
         if value is None and page.source is not None:
             value = dates.get(Path(page.source))
         if isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
             value = _parse_front_matter_date(value, page)
-        if value is not page.lastmod:
-            kept[loc] = page = dataclasses.replace(page, lastmod=value)
+        if value is not page.lastmod and loc in kept:
+            kept[loc] = dataclasses.replace(page, lastmod=value)
         formatted = format_lastmod(value)
         if formatted is not None:
             resolved[loc] = (formatted[1], value)
     # Listing pages (tags, categories, indexes) changed when their newest member did.
-    for loc, page in kept.items():
-        if page.members and page.lastmod is None:
-            member_dates = []
-            for member in page.members:
-                try:
-                    member_dates.append(resolved[scope.loc(member)])
-                except (KeyError, OutOfScope, UrlError):
-                    continue
-            if member_dates:
-                kept[loc] = dataclasses.replace(page, lastmod=max(member_dates, key=lambda d: d[0])[1])
+    for loc, members in listings.items():
+        member_dates = [resolved[m] for m in members if m in resolved]
+        if member_dates:
+            kept[loc] = dataclasses.replace(kept[loc], lastmod=max(member_dates, key=lambda d: d[0])[1])
 
 
 def _parse_front_matter_date(value: str, page: Page):
@@ -201,29 +217,52 @@ def _parse_front_matter_date(value: str, page: Page):
         raise UrlError(f"lastmod of {page.loc!r}: {error}") from None
 
 
-def _resolve_alternates(kept: dict[str, Page], options: Options) -> None:
+_LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*\Z")
+
+
+def _language_tag(code: str) -> str | None:
+    """A BCP 47 tag as hreflang wants it (``pt_BR`` -> ``pt-BR``), or None."""
+    tag = code.strip().replace("_", "-")
+    return tag if _LANGUAGE_TAG.match(tag) else None
+
+
+def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report) -> None:
     """Each version lists every version, itself included, and ``x-default``.
 
     Versions are the pages sharing a ``translation_key``, plus any alternates an
     adapter gives explicitly (pages of other builds, such as other-language Sphinx
-    projects); a group of one is no group and gets none.
+    projects); a group of one is no group and gets none. A language code that is
+    no BCP 47 tag drops that page's alternates, with one warning.
     """
     groups: dict[str, list[Page]] = {}
     for page in kept.values():
         if page.translation_key is not None and page.hreflang:
             groups.setdefault(page.translation_key, []).append(page)
+    bad: set[str] = set()
+    x_default = _language_tag(options.x_default) if options.x_default else None
     for loc, page in kept.items():
-        pairs = dict(page.alternates)
-        for member in groups.get(page.translation_key, ()) if page.translation_key is not None else ():
-            pairs.setdefault(member.hreflang, member.loc)
+        pairs: dict[str, str] = {}
+        given = list(page.alternates)
+        if page.translation_key is not None:
+            given += [(member.hreflang, member.loc) for member in groups.get(page.translation_key, ())]
         if page.hreflang:
-            pairs.setdefault(page.hreflang, loc)
-        pairs.pop("x-default", None)
-        if len(pairs) < 2:
+            given.append((page.hreflang, loc))
+        given = [(code, href) for code, href in given if code != "x-default"]
+        for code, href in given:
+            tag = _language_tag(code)
+            if tag is None:
+                bad.add(code)
+            else:
+                pairs.setdefault(tag, href)
+        if len(pairs) < 2 or any(_language_tag(code) is None for code, _ in given):
             if page.alternates:
                 kept[loc] = dataclasses.replace(page, alternates=())
             continue
         alternates = sorted(pairs.items())
-        if options.x_default and options.x_default in pairs:
-            alternates.append(("x-default", pairs[options.x_default]))
+        if x_default and x_default in pairs:
+            alternates.append(("x-default", pairs[x_default]))
         kept[loc] = dataclasses.replace(page, alternates=tuple(alternates))
+    if bad:
+        report.notices.append(Notice(
+            "hreflang", f"left out the alternates of pages whose language is not a language tag: {', '.join(sorted(map(repr, bad)))}"
+        ))

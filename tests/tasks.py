@@ -30,7 +30,11 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         [".[test,mkdocs]", "mkdocs==1.6.1", "mkdocs-material>=9.8,<9.9", "mkdocs-redirects>=1.2"],
         ["tests/mkdocs"],
     ),
-    "pelican": ([".[test,pelican]", "pelican[markdown]>=4.12,<4.13"], ["tests/pelican"]),
+    # pelican-seo and pelican-i18n-subsites: the plugins the adapter must play well with.
+    "pelican": (
+        [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites"],
+        ["tests/pelican"],
+    ),
     "sphinx": ([".[test,sphinx]", "sphinx>=9.0,<9.1"], ["tests/sphinx"]),
 }
 

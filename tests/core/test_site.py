@@ -149,6 +149,38 @@ class TestBuildSite:
         assert entries["https://example.org/b/"]["lastmod"] == "2024-04-01T10:30:00+00:00"
         assert entries["https://example.org/tags/x/"]["lastmod"] == "2024-04-01T10:30:00+00:00"
 
+    def test_left_out_members_still_date_their_listing(self, tmp_path: Path) -> None:
+        (tmp_path / "hidden.html").write_text('<html><head><meta name="robots" content="noindex"></head></html>')
+        pages = [
+            Page("a/", lastmod=dt.date(2024, 1, 1)),
+            Page("hidden.html", lastmod=dt.date(2024, 6, 1), output=tmp_path / "hidden.html"),
+            Page("draft/", lastmod=dt.date(2024, 9, 1), listed=False),
+            Page("tags/x/", members=("a/", "hidden.html")),
+            Page("tags/y/", members=("a/", "draft/")),
+        ]
+        out = tmp_path / "out"
+        out.mkdir()
+        report = build_site(pages, Options(base_url=BASE, robots_txt=False), out)
+        entries = sitemap_entries(out)
+        assert set(entries) == {"https://example.org/a/", "https://example.org/tags/x/", "https://example.org/tags/y/"}
+        assert entries["https://example.org/tags/x/"]["lastmod"] == "2024-06-01"
+        assert entries["https://example.org/tags/y/"]["lastmod"] == "2024-09-01"
+        assert report.excluded_counts() == {"metadata": 1, "noindex": 1}
+
+    def test_language_codes_become_tags_and_bad_ones_are_dropped(self, tmp_path: Path) -> None:
+        pages = [
+            Page("pt/a/", hreflang="pt_BR", translation_key="a"),
+            Page("en/a/", hreflang="en", translation_key="a"),
+            Page("x/b/", hreflang="not a language", translation_key="b"),
+            Page("en/b/", hreflang="en", translation_key="b"),
+        ]
+        report = build_site(pages, Options(base_url=BASE, lastmod="none"), tmp_path)
+        entries = sitemap_entries(tmp_path)
+        assert entries["https://example.org/pt/a/"]["alternates"] == [
+            ("en", "https://example.org/en/a/"), ("pt-BR", "https://example.org/pt/a/")]
+        assert entries["https://example.org/en/b/"]["alternates"] == []
+        assert [n.code for n in report.notices] == ["hreflang"] and "'not a language'" in report.notices[0].message
+
     def test_lastmod_none_writes_no_dates(self, tmp_path: Path) -> None:
         build_site([Page("a", lastmod=dt.date(2024, 1, 1))], Options(base_url=BASE, lastmod="none"), tmp_path)
         assert "<lastmod>" not in (tmp_path / "sitemap.xml").read_text()

@@ -1,0 +1,400 @@
+"""Pelican adapter: ``PLUGINS = ["sitemapkit.plugins.pelican"]`` in pelicanconf.py.
+
+The base URL is ``SITEURL``; every other option goes in one dict setting whose keys
+are the core's option names, plus one key of this adapter's own::
+
+    SITEMAPKIT = {
+        "exclude": ["drafts-area/*"],
+        # Which kinds of page are listed; these merge over the defaults below.
+        "pelican_kinds": {"tags": False, "authors": False},
+    }
+
+What is listed: exactly the HTML files Pelican's writer wrote in this run, each under
+the URL Pelican links it by (the ``*_URL`` settings, ``PAGINATION_PATTERNS`` for later
+pages of a listing; where Pelican has no URL setting, the file's path with a
+folder's ``index.html`` left off), never drafts, hidden content or ``status: skip``
+content, never feeds or static files. Kinds (``pelican_kinds``) and their defaults:
+
+- ``articles``, ``pages`` (both with their translations), ``index``, ``categories``, ``tags``, ``authors``, ``archives`` (the
+  archives page and the year/month/day archives): on;
+- ``template_pages`` (``TEMPLATE_PAGES``) and ``other`` (other ``DIRECT_TEMPLATES``
+  such as ``search`` or ``404``, and pages other plugins write through Pelican's
+  writer): off, since these are often error or search pages; when on, only their
+  ``.html`` files are listed.
+
+Metadata ``sitemap: false`` (or ``no``, ``off``, ``0``) leaves one article or page out.
+
+Dates: an article's or page's ``modified``, else its ``date``, else its source file's
+git or file time (the core's ``lastmod`` option); a listing page (index, category,
+tag, author, archives, each page of a paginated one) takes the newest date of the
+articles it shows; a template page, its template's. Never the build time.
+
+The signals, in the order Pelican sends them in each run:
+
+- ``get_generators`` (the first signal of every ``run()``): check ``SITEMAPKIT`` and
+  ``SITEURL``. A bad value raises :class:`SitemapkitConfigError`, which Pelican prints
+  as ``SitemapkitConfigError: SITEMAPKIT['max_bytes']: ...`` and exits non-zero. Not
+  ``register()``: Pelican logs and swallows exceptions raised there. An empty or
+  relative ``SITEURL`` (the usual development setting) is a warning, and no sitemap;
+  ``pelican --fatal warnings`` turns it into a failure.
+- ``content_written`` (each HTML file the writer wrote, with its template context):
+  turn it into a :class:`sitemapkit.Page`.
+- ``finalized``: hand the pages to :func:`sitemapkit.build_site`, which writes the
+  sitemap files and merges the ``Sitemap:`` line into an existing robots.txt.
+
+i18n_subsites (pelican-i18n-subsites): one sitemap for all languages. Each sub-site is
+a Pelican run nested inside the main one, writing into a folder inside the main
+output folder; a nested run whose ``SITEURL`` lies under the main ``SITEURL`` hands
+its pages (with absolute URLs) to the main run instead of writing its own sitemap.
+So the main site's sitemap lists every language, a translated article's versions
+are hreflang alternates of one another across sub-sites, and the host-root
+robots.txt names one sitemap. A sub-site on another host writes its own.
+
+Warnings go to this module's logger: they count for ``--fatal warnings`` and can be
+silenced with ``LOG_FILTER``, e.g. ``[(logging.WARNING, "sitemapkit [lastmod]: %s")]``
+(one template per notice code).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pelican import signals
+
+import sitemapkit
+from sitemapkit import ConfigError, Options, Page, SitemapkitError
+
+# After the pelican import: pelican.log makes every logger created from then on one
+# that honours --fatal and LOG_FILTER.
+log = logging.getLogger(__name__)
+
+SETTING = "SITEMAPKIT"
+KINDS_KEY = "pelican_kinds"
+DEFAULT_KINDS = {
+    "articles": True,
+    "pages": True,
+    "index": True,
+    "categories": True,
+    "tags": True,
+    "authors": True,
+    "archives": True,
+    "template_pages": False,
+    "other": False,
+}
+# DIRECT_TEMPLATES names -> the kind they belong to; any other name is "other".
+_DIRECT_TEMPLATE_KINDS = {
+    "index": "index",
+    "tags": "tags",
+    "categories": "categories",
+    "authors": "authors",
+    "archives": "archives",
+}
+# Metadata values of ``sitemap:`` (Pelican hands metadata over as text).
+_FALSE = {"false", "no", "off", "0"}
+_TRUE = {"true", "yes", "on", "1"}
+# Checks SITEMAPKIT while SITEURL is still a development value, so a typo fails the
+# first build rather than the first deployment. Never written anywhere.
+_PLACEHOLDER_BASE = "https://example.invalid/"
+
+
+class SitemapkitConfigError(ConfigError):
+    """A bad ``SITEMAPKIT`` or ``SITEURL`` value; ``option`` is the setting as written.
+
+    Pelican prints it as ``SitemapkitConfigError: SITEMAPKIT['max_bytes']: ...``.
+    """
+
+
+class _Run:
+    """What one ``Pelican.run()`` has written, and how to list it."""
+
+    def __init__(self, settings: dict[str, Any], options: Options | None, kinds: dict[str, bool]) -> None:
+        self.settings = settings
+        self.output_dir = _key(settings["OUTPUT_PATH"])
+        self.site_url = str(settings.get("SITEURL") or "")
+        #: None: no sitemap from this run (SITEURL is not absolute).
+        self.options = options
+        self.kinds = kinds
+        self.pages: list[Page] = []
+        # save_as of each direct template -> (kind, URL)
+        self.direct_templates: dict[str, tuple[str, str]] = {}
+        for name in settings.get("DIRECT_TEMPLATES", ()):
+            save_as = settings.get(f"{name.upper()}_SAVE_AS", f"{name}.html")
+            if save_as:
+                url = settings.get(f"{name.upper()}_URL") or _folder_url(save_as)
+                self.direct_templates[save_as] = (_DIRECT_TEMPLATE_KINDS.get(name, "other"), url)
+        # output file -> template source, for TEMPLATE_PAGES
+        self.template_pages = {dest: source for source, dest in (settings.get("TEMPLATE_PAGES") or {}).items()}
+        # id(article) -> its URL. Pelican formats ``url`` anew on each access, and
+        # listing pages name every article again: on a large site that repeated
+        # formatting would cost more than the whole sitemap.
+        self._urls: dict[int, str] = {}
+
+    def url_of(self, content) -> str:
+        url = self._urls.get(id(content))
+        if url is None:
+            url = self._urls[id(content)] = content.url
+        return url
+
+    def content_url(self, content, kind: str, output_file: str) -> str:
+        """``content.url``, read off the file just written where the URL setting is
+        the save-as setting or that minus ``index.html`` (the usual two cases):
+        the same formatting of the same template cannot differ, and it saves
+        formatting every URL once more."""
+        if not hasattr(content, "override_url") and not hasattr(content, "override_save_as"):
+            prefix = ("ARTICLE" if kind == "articles" else "PAGE") + ("_" if content.in_default_lang else "_LANG_")
+            url_setting, save_as_setting = self.settings.get(prefix + "URL"), self.settings.get(prefix + "SAVE_AS")
+            if url_setting == save_as_setting:
+                self._urls[id(content)] = output_file
+            elif isinstance(url_setting, str) and url_setting + "index.html" == save_as_setting:
+                self._urls[id(content)] = output_file[: -len("index.html")]
+        return self.url_of(content)
+
+
+# Output folder -> the run writing into it. More than one at a time only while
+# i18n_subsites runs a sub-site inside the main run.
+_runs: dict[str, _Run] = {}
+
+
+def register() -> None:
+    # Pelican holds receivers by weak reference: module-level functions stay alive.
+    signals.get_generators.connect(start_run)
+    signals.content_written.connect(record_written)
+    signals.finalized.connect(finish_run)
+    # Pelican's main() logs a failed build's exception with its traceback; ours
+    # already say which setting to fix.
+    pelican_logger = logging.getLogger("pelican")
+    if _drop_traceback not in pelican_logger.filters:
+        pelican_logger.addFilter(_drop_traceback)
+
+
+def start_run(pelican) -> None:
+    """Check the settings before anything is built."""
+    settings = pelican.settings
+    key = _key(settings["OUTPUT_PATH"])
+    # A run that crashed never reached finalized: forget it, and any sub-site of it.
+    for stale in [k for k in _runs if k == key or k.startswith(key + os.sep)]:
+        del _runs[stale]
+    # Signals are process-wide: a later Pelican instance in the same process that
+    # does not list this plugin must not get a sitemap from it.
+    if __name__ not in settings.get("PLUGINS", ()):
+        return
+    options, kinds = read_options(settings)
+    run = _Run(settings, options, kinds)
+    if options is None and _containing_run(run) is None:
+        log.warning(
+            "sitemapkit: no sitemap written: SITEURL is %r, and a sitemap needs absolute "
+            "URLs (set SITEURL to the published address, e.g. https://example.org, as "
+            "publishconf.py does)",
+            run.site_url,
+        )
+    _runs[key] = run
+
+
+def read_options(settings: dict[str, Any]) -> tuple[Options | None, dict[str, bool]]:
+    """Options and kinds from ``SITEMAPKIT`` and ``SITEURL``; None when SITEURL is
+    empty or relative. Raises :class:`SitemapkitConfigError` naming the setting."""
+    user = settings.get(SETTING)
+    if user is None:
+        user = {}
+    if not isinstance(user, Mapping):
+        raise SitemapkitConfigError(SETTING, f"must be a dict of sitemapkit options, not {type(user).__name__}")
+    user = dict(user)
+    kinds = _read_kinds(user.pop(KINDS_KEY, None))
+    known = set(Options.field_names()) - {"base_url"}
+    for key in user:
+        if key == "base_url":
+            raise SitemapkitConfigError(f"{SETTING}[{key!r}]", "the base URL comes from SITEURL; set that instead")
+        if key not in known:
+            raise SitemapkitConfigError(
+                f"{SETTING}[{key!r}]",
+                f"is not a sitemapkit option (known: {', '.join(sorted(known | {KINDS_KEY}))})",
+            )
+    site_url = str(settings.get("SITEURL") or "").strip()
+    # Empty, "/blog" or "//example.org": the development settings, no sitemap.
+    base_url = site_url if urlsplit(site_url).scheme else None
+    try:
+        options = Options.from_mapping(user, base_url=base_url or _PLACEHOLDER_BASE)
+    except ConfigError as error:
+        setting = "SITEURL" if error.option == "base_url" else f"{SETTING}[{error.option!r}]"
+        raise SitemapkitConfigError(setting, error.problem) from None
+    return (options if base_url else None), kinds
+
+
+def _read_kinds(value: Any) -> dict[str, bool]:
+    kinds = dict(DEFAULT_KINDS)
+    if value is None:
+        return kinds
+    setting = f"{SETTING}[{KINDS_KEY!r}]"
+    if not isinstance(value, Mapping):
+        raise SitemapkitConfigError(
+            setting, f"must be a dict of kind: true/false, such as {{'tags': False}}, not {value!r}"
+        )
+    for kind, listed in value.items():
+        if kind not in DEFAULT_KINDS:
+            raise SitemapkitConfigError(setting, f"{kind!r} is not a kind of page (known: {', '.join(DEFAULT_KINDS)})")
+        if not isinstance(listed, bool):
+            raise SitemapkitConfigError(setting, f"{kind!r}: {listed!r} must be True or False")
+        kinds[kind] = listed
+    return kinds
+
+
+def record_written(path: str, context: dict[str, Any]) -> None:
+    """One HTML file the writer wrote; ``context`` is the one its template saw."""
+    run = _runs.get(_key(context.get("OUTPUT_PATH", "")))
+    if run is None or run.options is None:
+        return
+    page = _page_for(run, path, context)
+    if page is not None:
+        run.pages.append(page)
+
+
+def _page_for(run: _Run, path: str, context: dict[str, Any]) -> Page | None:
+    output_file = context.get("output_file", "")
+    kind = "articles" if context.get("article") is not None else "pages"
+    content = context.get("article") if kind == "articles" else context.get("page")
+    if content is not None and hasattr(content, "status"):
+        if not run.kinds[kind] or content.status != "published":
+            return None
+        translation_key, hreflang = None, None
+        translations = getattr(content, "translations", None)
+        if translations:
+            # Every version of a text carries the same set of source files, in this
+            # run and in i18n sub-sites alike.
+            translation_key = min([content.source_path, *(t.source_path for t in translations)])
+            hreflang = content.lang
+        return Page(
+            run.content_url(content, kind, output_file),
+            lastmod=getattr(content, "modified", None) or getattr(content, "date", None),
+            source=Path(content.source_path),
+            output=Path(path),
+            hreflang=hreflang,
+            translation_key=translation_key,
+            # Unlisted pages still date the listings that show them.
+            listed=_listed(content),
+        )
+
+    # A listing page. Later pages of a paginated listing have the URL of their
+    # PAGINATION_PATTERNS rule; the first is the listing's own (the one every theme
+    # links to) unless a rule moved it to another file.
+    pager = context.get("articles_page") or context.get("dates_page")
+    base_save_as = pager.full_name if pager is not None else output_file
+    source = None
+    for name, listing_kind in (("tag", "tags"), ("category", "categories"), ("author", "authors")):
+        if context.get(name) is not None:
+            kind, url = listing_kind, context[name].url
+            break
+    else:
+        if context.get("period") is not None:
+            kind, url = "archives", _period_url(context, base_save_as)
+        elif base_save_as in run.direct_templates:
+            kind, url = run.direct_templates[base_save_as]
+        elif output_file in run.template_pages:
+            kind, url = "template_pages", _folder_url(output_file)
+            source = Path(run.settings["PATH"], run.template_pages[output_file])
+        else:
+            kind, url = "other", _folder_url(output_file)
+    if not run.kinds[kind]:
+        return None
+    # These may be any file a template renders (robots.txt, a JSON search index).
+    if kind in ("template_pages", "other") and not output_file.endswith((".html", ".htm")):
+        return None
+    if pager is not None and (pager.number > 1 or output_file != base_save_as):
+        url = pager.url
+    if kind in ("template_pages", "other"):
+        members = ()
+    else:
+        shown = pager.object_list if pager is not None else context.get("articles") or ()
+        members = tuple(run.url_of(article) for article in shown)
+    return Page(url, source=source, output=Path(path), members=members)
+
+
+def _listed(content) -> bool:
+    """False for metadata ``sitemap: false``."""
+    value = content.metadata.get("sitemap")
+    if value is None or value is True:
+        return True
+    if value is False or str(value).strip().lower() in _FALSE:
+        return False
+    if str(value).strip().lower() not in _TRUE:
+        log.warning(
+            "sitemapkit: %s: metadata 'sitemap: %s' is neither true nor false; the page is listed",
+            content.relative_source_path,
+            value,
+        )
+    return True
+
+
+def _period_url(context: dict[str, Any], save_as: str) -> str:
+    for periods in (context.get("period_archives") or {}).values():
+        for period in periods:
+            if period.get("save_as") == save_as:
+                return period["url"]
+    return _folder_url(save_as)
+
+
+def _folder_url(save_as: str) -> str:
+    """The URL of a file Pelican has no ``*_URL`` setting for: its path, with a
+    folder's ``index.html`` left to the web server (as every theme links home)."""
+    if save_as == "index.html":
+        return ""
+    if save_as.endswith("/index.html"):
+        return save_as[: -len("index.html")]
+    return save_as
+
+
+def finish_run(pelican) -> None:
+    """Write the sitemap for what this run wrote (or hand it to the main run)."""
+    run = _runs.pop(_key(pelican.settings["OUTPUT_PATH"]), None)
+    if run is None or run.options is None:
+        return
+    outer = _containing_run(run)
+    if outer is not None and outer.options is not None and _is_below(run.site_url, outer.site_url):
+        outer.pages.extend(_absolute(page, run.site_url) for page in run.pages)
+        return
+    try:
+        report = sitemapkit.build_site(run.pages, run.options, Path(run.output_dir))
+    except ConfigError as error:
+        setting = "SITEURL" if error.option == "base_url" else f"{SETTING}[{error.option!r}]"
+        raise SitemapkitConfigError(setting, error.problem) from None
+    log.info("%s", report.details().rstrip("\n") if run.options.verbose else report.summary())
+    for notice in report.notices:
+        log.warning("sitemapkit [" + notice.code + "]: %s", notice.message)
+
+
+def _containing_run(run: _Run) -> _Run | None:
+    """The innermost other run whose output folder holds this run's (i18n_subsites)."""
+    outer = [r for k, r in _runs.items() if run.output_dir.startswith(k + os.sep)]
+    return max(outer, key=lambda r: len(r.output_dir), default=None)
+
+
+def _is_below(url: str, base: str) -> bool:
+    return url.rstrip("/").startswith(base.rstrip("/") + "/")
+
+
+def _absolute(page: Page, site_url: str) -> Page:
+    """A sub-site's page, addressed from the main site (its URLs made absolute)."""
+    prefix = site_url.rstrip("/") + "/"
+
+    def absolute(loc: str) -> str:
+        return loc if urlsplit(loc).scheme else prefix + loc
+
+    return dataclasses.replace(page, loc=absolute(page.loc), members=tuple(absolute(m) for m in page.members))
+
+
+@functools.lru_cache(maxsize=64)
+def _key(output_path: str) -> str:
+    return os.path.abspath(output_path)
+
+
+def _drop_traceback(record: logging.LogRecord) -> bool:
+    if record.exc_info and isinstance(record.exc_info[1], SitemapkitError):
+        record.exc_info = None
+        record.exc_text = None
+    return True
