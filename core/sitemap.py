@@ -83,6 +83,16 @@ def format_lastmod(value: Lastmod) -> tuple[str, dt.datetime] | None:
     """
     if value is None:
         return None
+    if isinstance(value, dt.datetime):
+        # The common case, kept fast: an offset in whole minutes prints as it is.
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=dt.timezone.utc)
+        offset = value.utcoffset()
+        if offset is not None and not offset.seconds % 60 and not offset.microseconds:
+            value = value.replace(microsecond=0)
+            return value.isoformat(), value
+    elif type(value) is dt.date:
+        return value.isoformat(), dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
     if isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
         raise UrlError(f"lastmod {value!r} is not a W3C Datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00)")
     try:

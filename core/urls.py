@@ -141,6 +141,15 @@ class Scope:
         Raises :class:`OutOfScope` for URLs the sitemap may not list and
         :class:`UrlError` for URLs that can never be written.
         """
+        if url.startswith(self.prefix):
+            # Already absolute and in scope (adapters often hand such URLs, and
+            # build_site hands its own): encode the rest, skip the parsing.
+            rest = url[len(self.prefix):]
+            if not (rest.startswith("/") or "#" in rest or _DOT_SEGMENT.search(rest) or _CONTROL.search(rest)):
+                loc = self.prefix + encode_part(rest)
+                if len(loc) > MAX_LOC_LENGTH:
+                    raise OutOfScope("too long")
+                return loc
         if _SCHEME.match(url) is None:
             if _CONTROL.search(url):
                 raise UrlError(f"{url!r} contains control characters (tabs, line breaks...)")
