@@ -1,0 +1,173 @@
+"""MkDocs adapter: ``plugins: [search, sitemapkit]`` in mkdocs.yml.
+
+The hooks, in the order MkDocs calls them:
+
+- ``on_config``: MkDocs has checked each option's type; the core checks the values
+  (one set of rules for every adapter). MkDocs' own sitemap.xml and .gz are turned
+  off here, before anything is written: they stamp the build date on every page.
+- ``on_files``: keep MkDocs from copying its sitemap template as a plain file.
+- ``on_env``: keep the build's final ``Files``; it holds every page MkDocs built.
+- ``on_post_build`` (last): hand each written page to the core, which writes the
+  sitemap files and the robots.txt ``Sitemap:`` line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
+from mkdocs.utils import is_error_template
+from mkdocs.utils.meta import get_data
+
+from sitemapkit import ConfigError, Options, Page, SitemapkitError, build_site
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import File, Files
+
+log = get_plugin_logger(__name__)
+
+
+class SitemapkitConfig(base.Config):
+    """The core's options, under the core's names.
+
+    Unset (``None``) means the core's default, so the defaults live in one place
+    (``sitemapkit.Options``) for every adapter.
+    """
+
+    filename = c.Optional(c.Type(str))
+    format = c.Optional(c.Type(str))
+    gzip = c.Optional(c.Type(bool))
+    #: Also write ``sitemap.xml.gz``, for search consoles that were given MkDocs' own.
+    gzip_copy = c.Optional(c.Type(bool))
+    max_urls = c.Optional(c.Type(int))
+    max_bytes = c.Optional(c.Type(int))
+    max_sitemaps = c.Optional(c.Type(int))
+    changefreq = c.Optional(c.Type(str))
+    priority = c.Optional(c.Type((int, float)))
+    lastmod = c.Optional(c.Type(str))
+    exclude = c.ListOfItems(c.Type(str), default=[])
+    robots_txt = c.Optional(c.Type(bool))
+    schema_location = c.Optional(c.Type(bool))
+    stylesheet = c.Optional(c.Type(bool))
+    check_noindex = c.Optional(c.Type(bool))
+    check_canonical = c.Optional(c.Type(bool))
+    check_redirects = c.Optional(c.Type(bool))
+    check_robots_rules = c.Optional(c.Type(bool))
+    x_default = c.Optional(c.Type(str))
+    report_file = c.Optional(c.Type(str))
+    verbose = c.Optional(c.Type(bool))
+
+
+class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
+    """Registered as ``sitemapkit`` under the ``mkdocs.plugins`` entry point."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # None when no sitemap is to be written (site_url unset).
+        self.options: Options | None = None
+        self.files: Files | None = None
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        # MkDocs' sitemap.xml gives every page the build date as lastmod; ours replaces
+        # it. Dropping the template also drops the .gz copy MkDocs makes of it.
+        config.theme.static_templates.discard("sitemap.xml")
+        self.options = None
+        # Checked before the core sees it, so the user reads a warning in MkDocs'
+        # terms and the build goes on (it fails only under --strict).
+        if not config.site_url:
+            log.warning(
+                "no sitemap written: site_url is not set in mkdocs.yml, and a sitemap "
+                "must list absolute URLs (for example site_url: https://example.org/docs/)"
+            )
+            return config
+        settings = {
+            name: self.config[name]
+            for name, _ in self.config_scheme
+            if self.config[name] is not None and self.config[name] != []
+        }
+        try:
+            self.options = Options.from_mapping(settings, base_url=config.site_url)
+        except ConfigError as error:
+            raise PluginError(error.for_setting(_setting_name(error.option))) from None
+        return config
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        # Once sitemap.xml is no static template, MkDocs would copy the raw Jinja file
+        # from its templates folder into site_dir as a theme asset. With site_url the
+        # core overwrites it; without it (or with another filename) it would be served.
+        template = files.get_file_from_path("sitemap.xml")
+        if template is not None and template.src_dir in config.theme.dirs:
+            files.remove(template)
+        return files
+
+    def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
+        self.files = files
+        return env
+
+    # Last: by then every page, robots.txt and other plugins' files (mkdocs-redirects
+    # stubs) are in site_dir, so the core reads the finished site.
+    @event_priority(-100)
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        if self.options is None or self.files is None:
+            return
+        # The default inclusion leaves out exclude_docs and drafts, which
+        # `mkdocs serve` builds for preview only.
+        pages = [page for file in self.files.documentation_pages() if (page := _sitemap_page(file)) is not None]
+        pages.sort(key=lambda page: page.loc)
+        try:
+            report = build_site(pages, self.options, Path(config.site_dir))
+        except ConfigError as error:
+            raise PluginError(error.for_setting(_setting_name(error.option))) from None
+        except SitemapkitError as error:
+            raise PluginError(f"sitemapkit: {error}") from None
+        # The summary names sitemapkit itself: log it without the plugin logger's prefix.
+        log.logger.info(report.details().rstrip() if self.options.verbose else report.summary())
+        for notice in report.notices:
+            log.warning(notice.message)
+
+
+def _setting_name(option: str) -> str:
+    """The core's option name as the user wrote it in mkdocs.yml."""
+    return "site_url" if option == "base_url" else f"plugins.sitemapkit.{option}"
+
+
+def _sitemap_page(file: File) -> Page | None:
+    """The core's view of one MkDocs page, or None when it is not to be listed."""
+    page = file.page
+    # The stat catches pages whose output was empty: MkDocs skips writing those.
+    if page is None or is_error_template(page.url) or not os.path.isfile(file.abs_dest_path):
+        return None
+    # A --dirty build (also `mkdocs serve --dirty`) skips unchanged pages without
+    # reading them, yet they stay in the site, so their front matter is read here.
+    meta = page.meta if page.markdown is not None else _front_matter(file)
+    if meta.get("sitemap") is False:
+        return None
+    return Page(
+        # page.url is percent-encoded already; the core keeps valid %XX as they are.
+        page.url,
+        lastmod=_front_matter_date(meta),
+        source=Path(file.abs_src_path) if file.abs_src_path else None,
+        output=Path(file.abs_dest_path),
+    )
+
+
+def _front_matter(file: File) -> dict[str, Any]:
+    try:
+        return get_data(file.content_string)[1]
+    except (OSError, UnicodeDecodeError):
+        return {}
+
+
+def _front_matter_date(meta: dict[str, Any]) -> Any:
+    value = meta.get("lastmod", meta.get("date"))
+    # mkdocs-material's blog writes `date: {created: ..., updated: ...}`.
+    if isinstance(value, dict):
+        value = value.get("updated") or value.get("created")
+    return value

@@ -1,0 +1,201 @@
+"""Build-time cost of the MkDocs adapter, against MkDocs' own sitemap and git-revision-date-localized.
+
+    .venvs/mkdocs/bin/python tests/benchmarks/bench_mkdocs.py --pages 2000 --rounds 5
+
+Generates a site of ``--pages`` Markdown pages in a git work tree (a history of
+several dated commits, so git-based dates have real work to do), then runs full
+``mkdocs build`` runs side by side, in an order that rotates between rounds:
+
+- ``mkdocs``: plain MkDocs, writing its own sitemap.xml and .gz (build date as lastmod);
+- ``sitemapkit``: with ``plugins: [sitemapkit]`` and git dates on (``lastmod: git``);
+- ``git-revision-date-localized``: the usual way to get git dates into MkDocs
+  (pip install mkdocs-git-revision-date-localized-plugin); measured when installed.
+
+No other plugin is enabled (not even search), so the ratios show each plugin's cost
+on its own, undiluted. ``--nav full`` (the default) leaves the nav to MkDocs, which
+then lists every page, so each page renders a 2,000-entry nav, as on a real site
+without a nav setting; ``--nav sections`` lists only the section indexes, making
+pages cheap to render and the plugins' share of the build as large as it gets. The figure of merit is the median over rounds of each round's
+time ratio against plain MkDocs; the budget for sitemapkit is 1.03. Exit status 1
+when sitemapkit is over budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib.util
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SITE_URL = "https://bench.example.org/"
+VARIANTS = {
+    "mkdocs": [],
+    "sitemapkit": [{"sitemapkit": {"lastmod": "git"}}],
+    "git-revision-date-localized": ["git-revision-date-localized"],
+}
+INCUMBENT_MODULE = "mkdocs_git_revision_date_localized_plugin"
+PARAGRAPH = (
+    "MkDocs turns Markdown into HTML. This paragraph stands in for the prose of a real "
+    "page: a few sentences with *emphasis*, `inline code` and a link to "
+    "[the protocol](https://www.sitemaps.org/protocol.html), so that each page costs "
+    "about what a small page of real documentation costs to read and write."
+)
+# History: the pages arrive over this many commits, a month apart, and every fifth
+# commit also edits some older pages, as real sites do.
+COMMITS = 12
+FIRST_DATE = dt.datetime(2023, 1, 1, 12, 0, tzinfo=dt.timezone.utc)
+
+
+def _git(root: Path, *args: str, when: dt.datetime | None = None) -> None:
+    env = {
+        **os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.org",
+        "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.org",
+    }
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
+    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+
+def _page(section: str, name: str, number: int) -> str:
+    return (
+        f"# {section} {name}\n\n{PARAGRAPH}\n\n## Usage\n\n"
+        f"```python\ndef {name}(x):\n    return x * {number}\n```\n\n"
+        f"- one item\n- another item with `code`\n\n{PARAGRAPH}\n"
+    )
+
+
+def generate(root: Path, pages: int, nav: str) -> None:
+    """``pages`` pages: a home page, then sections of 100 (an index and 99 pages)."""
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    (docs / "robots.txt").write_text("User-agent: *\nDisallow:\n")
+    (docs / "index.md").write_text(f"# Benchmark\n\n{PARAGRAPH}\n")
+    paths = [docs / "index.md"]
+    for number in range(pages - 1):
+        section = f"section{number // 100:02d}"
+        if number % 100 == 0:
+            (docs / section).mkdir()
+            paths.append(docs / section / "index.md")
+            paths[-1].write_text(f"# {section}\n\n{PARAGRAPH}\n")
+        else:
+            paths.append(docs / section / f"page{number:04d}.md")
+            paths[-1].write_text(_page(section, f"page{number:04d}", number))
+    # YAML is a superset of JSON: lists are written as JSON.
+    nav_setting = ""
+    if nav == "sections":
+        indexes = [str(p.relative_to(docs)) for p in paths if p.name == "index.md"]
+        nav_setting = f"nav: {json.dumps(indexes)}\nvalidation:\n  nav:\n    omitted_files: ignore\n"
+    for variant, plugins in VARIANTS.items():
+        (root / f"{variant}.yml").write_text(
+            f"site_name: bench\nsite_url: {SITE_URL}\ndocs_dir: docs\n"
+            f"theme:\n  name: mkdocs\nplugins: {json.dumps(plugins)}\n{nav_setting}"
+        )
+    _git(root, "init", "-q")
+    batch = (len(paths) + COMMITS - 1) // COMMITS
+    for commit in range(COMMITS):
+        when = FIRST_DATE + dt.timedelta(days=30 * commit)
+        if commit % 5 == 4:
+            for path in paths[: commit * batch : 7]:
+                with path.open("a") as f:
+                    f.write(f"\nRevised in commit {commit}.\n")
+        _git(root, "add", "--", *[str(p) for p in paths[commit * batch : (commit + 1) * batch] if p.exists()])
+        _git(root, "commit", "-q", "-a", "-m", f"commit {commit}", when=when)
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "configs", when=FIRST_DATE + dt.timedelta(days=30 * COMMITS))
+
+
+def build(root: Path, variant: str) -> tuple[float, float]:
+    """Wall-clock seconds and CPU seconds of one full ``mkdocs build``."""
+    site = root / f"site-{variant}"
+    shutil.rmtree(site, ignore_errors=True)
+    command = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / f"{variant}.yml"), "-d", str(site)]
+    env = {**os.environ, "DISABLE_MKDOCS_2_WARNING": "true"}
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    result = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
+    if result.returncode != 0 or "WARNING" in result.stderr:
+        raise SystemExit(f"{variant} build failed:\n{result.stderr[-3000:]}")
+    sitemap = site / "sitemap.xml"
+    if not sitemap.is_file():
+        raise SystemExit(f"{variant} wrote no sitemap.xml")
+    return elapsed, cpu
+
+
+def check_output(root: Path, pages: int) -> None:
+    """The sitemapkit build listed every page, with git dates, not the build date."""
+    text = (root / "site-sitemapkit" / "sitemap.xml").read_text()
+    urls = text.count("<url>")
+    lastmods = {line.split("<lastmod>")[1][:10] for line in text.splitlines() if "<lastmod>" in line}
+    if urls != pages or not lastmods or max(lastmods) > f"{FIRST_DATE.year + 1}-12-31":
+        raise SystemExit(f"sitemapkit output looks wrong: {urls} URLs for {pages} pages, lastmods {sorted(lastmods)[:5]}")
+    print(f"  checked: sitemapkit listed {urls} URLs with {len(lastmods)} distinct git dates")
+
+
+def _median_ratio(times: list[float], baseline: list[float]) -> float:
+    return statistics.median(t / base for t, base in zip(times, baseline))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", type=int, default=2000, help="pages in the generated site (2000)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of side-by-side builds (5)")
+    parser.add_argument("--nav", choices=("full", "sections"), default="full",
+                        help="nav of every page (full, MkDocs' default) or of section indexes only")
+    parser.add_argument("--budget", type=float, default=1.03, help="largest acceptable median ratio (1.03)")
+    args = parser.parse_args()
+    if args.pages < 2 or args.rounds < 1:
+        parser.error("--pages must be at least 2 and --rounds at least 1")
+
+    variants = [v for v in VARIANTS if v != "git-revision-date-localized" or importlib.util.find_spec(INCUMBENT_MODULE)]
+    if len(variants) < len(VARIANTS):
+        print("mkdocs-git-revision-date-localized-plugin is not installed; measuring sitemapkit only")
+    with tempfile.TemporaryDirectory(prefix="bench-mkdocs-") as tmp:
+        root = Path(tmp)
+        generate(root, args.pages, args.nav)
+        print(f"{args.pages} pages, nav {args.nav}, {args.rounds} rounds, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+        wall: dict[str, list[float]] = {v: [] for v in variants}
+        cpu: dict[str, list[float]] = {v: [] for v in variants}
+        for round_number in range(args.rounds):
+            # Rotate the order so no variant always runs first (cold caches) or last.
+            shift = round_number % len(variants)
+            for variant in variants[shift:] + variants[:shift]:
+                seconds, cpu_seconds = build(root, variant)
+                wall[variant].append(seconds)
+                cpu[variant].append(cpu_seconds)
+            print(f"  round {round_number + 1}: "
+                  + ", ".join(f"{v} {wall[v][-1]:.2f}s ({cpu[v][-1]:.2f}s CPU)" for v in variants), flush=True)
+        check_output(root, args.pages)
+        print("medians of build time and of per-round ratios to plain MkDocs (wall; CPU)")
+        over_budget = False
+        for variant in variants:
+            line = f"  {variant:28} {statistics.median(wall[variant]):7.2f}s  {statistics.median(cpu[variant]):7.2f}s CPU"
+            if variant != "mkdocs":
+                ratio = _median_ratio(wall[variant], wall["mkdocs"])
+                line += f"  ratio {ratio:.3f}; CPU ratio {_median_ratio(cpu[variant], cpu['mkdocs']):.3f}"
+                if variant == "sitemapkit":
+                    over_budget = ratio > args.budget
+                    line += f"  {'OVER' if ratio > args.budget else 'within'} budget {args.budget}"
+            print(line, flush=True)
+        # Other load on the machine only ever adds time, so the fastest round of each
+        # variant is the least disturbed figure (the budget is still judged on medians).
+        print("best of rounds: " + ", ".join(
+            f"{v} {min(wall[v]) / min(wall['mkdocs']):.3f}" for v in variants if v != "mkdocs"
+        ) + " (wall ratio to plain MkDocs)", flush=True)
+    return 1 if over_budget else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

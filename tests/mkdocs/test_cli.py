@@ -1,0 +1,147 @@
+"""The MkDocs adapter as users meet it on the command line: --strict, bad settings, serve."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import sitemap_entries
+
+from .conftest import QUIET_ENV
+
+
+def test_fixture_builds_under_strict_without_warnings(project):
+    result = project.cli("build", "--strict")
+    assert result.returncode == 0, result.stderr
+    assert "WARNING" not in result.stderr
+    assert "sitemapkit: 8 URLs" in result.stderr
+    assert (project.site / "sitemap.xml").is_file()
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        # MkDocs checks the type when it loads mkdocs.yml ...
+        ({"max_bytes": "lots"}, "Plugin 'sitemapkit' option 'max_bytes'"),
+        ({"exclude": "drafts/*"}, "Plugin 'sitemapkit' option 'exclude'"),
+        # ... and the core checks the value, named as the user wrote it.
+        ({"max_bytes": 100}, "plugins.sitemapkit.max_bytes: 100"),
+        ({"lastmod": "sometimes"}, "plugins.sitemapkit.lastmod: 'sometimes'"),
+        ({"filename": "../sitemap.xml"}, "plugins.sitemapkit.filename:"),
+    ],
+    ids=["type", "list", "range", "choice", "filename"],
+)
+def test_bad_option_names_it_and_writes_nothing(project, options, named):
+    project.configure(sitemapkit=options)
+    result = project.cli("build")
+    assert result.returncode != 0
+    assert named in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not project.site.exists()
+
+
+def test_unknown_option_fails_strict(project):
+    project.configure(sitemapkit={"max_byte": 2048})
+    result = project.cli("build", "--strict")
+    assert result.returncode != 0
+    assert "max_byte" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_site_url_warns_and_writes_no_sitemap(project, caplog):
+    project.configure(drop=("site_url",))
+    with caplog.at_level(logging.WARNING):
+        site = project.build()
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "site_url" in warnings[0].getMessage()
+    # A MkDocs plugin logger, so --strict counts it and users can filter it.
+    assert warnings[0].name.startswith("mkdocs.plugins.")
+    assert (site / "index.html").is_file()
+    assert not (site / "sitemap.xml").exists()
+    assert not (site / "sitemap.xml.gz").exists()
+    assert (site / "robots.txt").read_bytes() == (project.root / "docs" / "robots.txt").read_bytes()
+
+
+def test_missing_site_url_fails_strict(project):
+    project.configure(drop=("site_url",))
+    result = project.cli("build", "--strict")
+    assert result.returncode != 0
+    assert "site_url" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# --- mkdocs serve ----------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    # .git is left out: git may refresh its own index while the core reads dates.
+    return {
+        str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in folder.rglob("*")
+        if p.relative_to(folder).parts[0] != ".git"
+    }
+
+
+def fetch(url: str, timeout: float = 60) -> bytes:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                return response.read()
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)
+
+
+def test_serve(project, tmp_path):
+    """A short real `mkdocs serve`: it builds into a temporary folder and serves the sitemap from there."""
+    port = free_port()
+    # serve builds into a tempfile.mkdtemp() folder: point TMPDIR at one we can watch.
+    served_tmp = tmp_path / "served-tmp"
+    served_tmp.mkdir()
+    before = snapshot(project.root)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "-f", str(project.config_file), "-a", f"127.0.0.1:{port}"],
+        cwd=project.root, env={**QUIET_ENV, "TMPDIR": str(served_tmp)},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}/"
+        data = fetch(base + "sitemap.xml")
+        robots = fetch(base + "robots.txt").decode()
+        [served] = list(served_tmp.iterdir())
+        listed = set(sitemap_entries(served))
+        # serve previews drafts; they are still not listed.
+        assert (served / "drafts" / "wip" / "index.html").is_file()
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            output, _ = server.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            output, _ = server.communicate()
+    assert b"<urlset" in data
+    assert listed == {base + url for url in (
+        "", "%C3%BCmlaut/", "a%26b/", "dated/", "guide/", "guide/advanced/deep/", "guide/install/", "orphan/",
+    )}
+    assert f"Sitemap: {base}sitemap.xml" in robots
+    assert "Traceback" not in output, output
+    assert "sitemapkit: 8 URLs" in output, output
+    # Nothing written beside the sources, and serve's own folder is gone after it stops.
+    assert snapshot(project.root) == before
+    assert list(served_tmp.iterdir()) == []
