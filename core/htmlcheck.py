@@ -133,8 +133,15 @@ def check_built_page(
     if end is not None:
         head = head[: end.start()]
     lowered = head.lower()
-    if not any(marker in lowered for marker in markers):
+    hits = [marker for marker in markers if marker in lowered]
+    if not hits:
         return None, None
+    if hits == [b"canonical"] and lowered.count(b"canonical") == 1:
+        # The common case, kept cheap: the one canonical link names the page itself,
+        # written exactly as its URL (as MkDocs, Material and Sphinx write it).
+        own = url.encode("utf-8", "surrogatepass")
+        if b'rel="canonical" href="' + own + b'"' in head:
+            return None, None
 
     found = _HeadParser()
     found.feed(_decode(relevant_tags(head, markers), head))

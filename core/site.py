@@ -214,7 +214,8 @@ def _parse_front_matter_date(value: str, page: Page):
     try:
         return parse_lastmod(value)
     except ValueError as error:
-        raise UrlError(f"lastmod of {page.loc!r}: {error}") from None
+        where = f"{page.source} ({page.loc})" if page.source is not None else repr(page.loc)
+        raise UrlError(f"lastmod of {where}: {error}") from None
 
 
 _LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*\Z")
