@@ -201,17 +201,16 @@ def _write(folder: Path, files: list[SitemapFile]) -> list[SitemapFile]:
 _worker: dict = {}
 
 
-def _start_worker(options: Options, threshold: int, folder: str) -> None:
-    formatter = _BlockFormatter(options)
-    formatter.planner.threshold = threshold
-    _worker.update(formatter=formatter, folder=Path(folder))
+def _start_worker(options: Options, folder: str) -> None:
+    _worker.update(formatter=_BlockFormatter(options), folder=Path(folder))
 
 
-def _work_on_block(block: bytes):
+def _work_on_block(block: bytes, threshold: int):
     """In a worker: the entries before the block's first boundary (head), the
     shards wholly inside it (written here), and the entries from its last
     boundary on (tail)."""
     formatter: _BlockFormatter = _worker["formatter"]
+    formatter.planner.threshold = threshold
     result = GenerateResult()
     entries, hashes = formatter.entries(block, result)
     bounds = formatter.planner.boundaries(hashes)
@@ -231,6 +230,10 @@ def _worker_count() -> int:
     return min(cpus, 4)
 
 
+def _ready() -> None:
+    """A first task, so the pool forks its workers at once."""
+
+
 def write_url_list(source: BinaryIO, options: Options, folder: Path, result: GenerateResult) -> list[SitemapFile]:
     """Write the sitemaps for a ``URL[<TAB>LASTMOD]`` list into ``folder``."""
     folder = Path(folder)
@@ -238,22 +241,35 @@ def write_url_list(source: BinaryIO, options: Options, folder: Path, result: Gen
     sequencer = Sequencer(formatter.planner)
     written: list[SitemapFile] = []
     blocks = read_blocks(source)
+    pool = None
+    workers = _worker_count()
     try:
         # While the list may still fit one file, this process does the work.
-        for block in blocks:
+        for number, block in enumerate(blocks):
+            if number == 1 and workers > 1:
+                # A second block: the list may need shards. Fork the workers now,
+                # while this process is small (a fork copies its memory), and
+                # before anything here starts a thread.
+                pool = concurrent.futures.ProcessPoolExecutor(
+                    workers, mp_context=multiprocessing.get_context("fork"),
+                    initializer=_start_worker, initargs=(options, str(folder)),
+                )
+                pool.submit(_ready).result()
             written += _write(folder, sequencer.feed(*formatter.entries(block, result)))
             if not sequencer.single:
                 break
         if not sequencer.single:
-            written += _shard_in_workers(blocks, options, folder, sequencer, result)
+            written += _shard_in_workers(blocks, pool, workers, options, folder, sequencer, result)
         written += _write(folder, list(finish(sequencer, options, formatter.scope, result)))
     except UnicodeDecodeError as error:
         raise UrlError(f"the URL list is not UTF-8 text ({error.reason} at byte {error.start} of a block)") from None
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return written
 
 
-def _shard_in_workers(blocks, options, folder, sequencer: Sequencer, result: GenerateResult) -> list[SitemapFile]:
-    workers = _worker_count()
+def _shard_in_workers(blocks, pool, workers: int, options, folder, sequencer: Sequencer, result: GenerateResult) -> list[SitemapFile]:
     written: list[SitemapFile] = []
 
     def take(outcome) -> None:
@@ -268,24 +284,18 @@ def _shard_in_workers(blocks, options, folder, sequencer: Sequencer, result: Gen
         sequencer.run = tail
 
     threshold = sequencer.planner.threshold
-    if workers < 2:
-        _start_worker(options, threshold, str(folder))
+    if pool is None:
+        _start_worker(options, str(folder))
         for block in blocks:
-            take(_work_on_block(block))
+            take(_work_on_block(block, threshold))
         return written
-    # fork: workers start at once and inherit the imported core; nothing here
-    # has started a thread yet.
-    context = multiprocessing.get_context("fork")
-    with concurrent.futures.ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_start_worker, initargs=(options, threshold, str(folder))
-    ) as pool:
-        pending: list[concurrent.futures.Future] = []
-        for block in blocks:
-            pending.append(pool.submit(_work_on_block, block))
-            # Results are taken in order; a few blocks ahead keep every core busy
-            # while memory stays bounded.
-            while len(pending) > workers + 1:
-                take(pending.pop(0).result())
-        for future in pending:
-            take(future.result())
+    pending: list[concurrent.futures.Future] = []
+    for block in blocks:
+        pending.append(pool.submit(_work_on_block, block, threshold))
+        # Results are taken in order; a few blocks ahead keep every core busy
+        # while memory stays bounded.
+        while len(pending) > workers + 1:
+            take(pending.pop(0).result())
+    for future in pending:
+        take(future.result())
     return written
