@@ -347,7 +347,7 @@ class Sequencer:
         for a, b in zip(bounds, bounds[1:]):
             files += self.planner.shards(entries[a:b], self.alternates)
         self.run = entries[bounds[-1]:]
-        self.shards.extend(files)
+        self._remember(files)
         return files
 
     def take_run_through(self, head: list[bytes]) -> list[SitemapFile]:
@@ -356,8 +356,13 @@ class Sequencer:
         self.run.extend(head)
         files = self.planner.shards(self.run, self.alternates) if self.run else []
         self.run = []
-        self.shards.extend(files)
+        self._remember(files)
         return files
+
+    def _remember(self, files: list[SitemapFile]) -> None:
+        # The index needs names, counts and dates only; keeping the bytes would
+        # hold the whole site in memory.
+        self.shards.extend(dataclasses.replace(f, data=b"") for f in files)
 
     def finish(self) -> list[SitemapFile]:
         if self.single:
@@ -369,7 +374,7 @@ class Sequencer:
             return [file]
         files = self.planner.shards(self.run, self.alternates) if self.run else []
         self.run = []
-        self.shards.extend(files)
+        self._remember(files)
         return files
 
 
