@@ -19,6 +19,14 @@ from pathlib import Path
 from .errors import OutputError
 from .sitemap import SitemapFile
 
+try:
+    # The optional `fast` extra: zlib-ng deflates the same level about 1.7 times as
+    # fast, within a percent of zlib's size. Its bytes differ from zlib's, so the
+    # same input gives the same bytes wherever the same library is installed.
+    from zlib_ng import zlib_ng as _deflate
+except ImportError:  # the standard library's zlib
+    _deflate = zlib
+
 # The level gzip(1) and zlib use by default: the usual size/speed trade-off.
 GZIP_LEVEL = 6
 # RFC 1952 member header: magic, CM=deflate, no flags, MTIME=0 (none), XFL=0,
@@ -28,7 +36,7 @@ _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 
 def gzip_bytes(data: bytes, level: int = GZIP_LEVEL) -> bytes:
     """One deterministic gzip member holding ``data``."""
-    compressor = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+    compressor = _deflate.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
     body = compressor.compress(data) + compressor.flush()
     return _GZIP_HEADER + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
 
