@@ -68,7 +68,9 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         elif loc in kept:
             report.excluded.append(Excluded(loc, "duplicate"))
         else:
-            kept[loc] = page if page.loc == loc else dataclasses.replace(page, loc=loc)
+            # Keyed by its sitemap loc; the page keeps the loc it was given (the
+            # writer encodes it again, cheaply), which saves a copy per page.
+            kept[loc] = page
 
     _resolve_dates(kept, left_out, scoped, options, scope, report)
     _resolve_alternates(kept, options, report)
@@ -130,6 +132,11 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     return report
 
 
+def _path(value) -> Path:
+    # Adapters mostly hand Path objects already; wrapping again is not free.
+    return value if isinstance(value, Path) else Path(value)
+
+
 def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None) -> str | tuple[str, str] | None:
     """Why ``page`` must stay out of the sitemap (a reason, or a reason and where
     the page points), or None. The cheap checks first: globs, then robots.txt
@@ -146,7 +153,7 @@ def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: Robo
     if page.output is not None and (options.check_noindex or options.check_canonical or options.check_redirects):
         try:
             reason, target = check_built_page(
-                Path(page.output), loc,
+                _path(page.output), loc,
                 noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
             )
         except OSError:
@@ -181,7 +188,7 @@ def _resolve_dates(
     listings = {loc: [member_loc(m) for m in page.members] for loc, page in kept.items() if page.members and page.lastmod is None}
     wanted = {m for members in listings.values() for m in members if m in left_out}
     dated = {**{loc: left_out[loc] for loc in wanted}, **kept}
-    sources = sorted({Path(p.source) for p in dated.values() if p.lastmod is None and p.source is not None})
+    sources = sorted({_path(p.source) for p in dated.values() if p.lastmod is None and p.source is not None})
     dates: dict[Path, dt.datetime | None] = {}
     if sources:
         resolved_sources = resolve_lastmods(sources, options.lastmod)
@@ -193,7 +200,7 @@ def _resolve_dates(
     for loc, page in dated.items():
         value = page.lastmod
         if value is None and page.source is not None:
-            value = dates.get(Path(page.source))
+            value = dates.get(_path(page.source))
         if isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
             value = _parse_front_matter_date(value, page)
         if value is not page.lastmod and loc in kept:
@@ -235,17 +242,17 @@ def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report)
     projects); a group of one is no group and gets none. A language code that is
     no BCP 47 tag drops that page's alternates, with one warning.
     """
-    groups: dict[str, list[Page]] = {}
-    for page in kept.values():
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for loc, page in kept.items():
         if page.translation_key is not None and page.hreflang:
-            groups.setdefault(page.translation_key, []).append(page)
+            groups.setdefault(page.translation_key, []).append((page.hreflang, loc))
     bad: set[str] = set()
     x_default = _language_tag(options.x_default) if options.x_default else None
     for loc, page in kept.items():
         pairs: dict[str, str] = {}
         given = list(page.alternates)
         if page.translation_key is not None:
-            given += [(member.hreflang, member.loc) for member in groups.get(page.translation_key, ())]
+            given += groups.get(page.translation_key, ())
         if page.hreflang:
             given.append((page.hreflang, loc))
         given = [(code, href) for code, href in given if code != "x-default"]
