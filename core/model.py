@@ -222,11 +222,12 @@ class Page:
     loc: str
     #: A front-matter or metadata date; it always wins over git and file times.
     lastmod: Lastmod = None
-    #: The source file whose git or file time is the page's lastmod.
-    source: Path | None = None
+    #: The source file whose git or file time is the page's lastmod (a path or a
+    #: string: adapters that hold strings need not build Path objects).
+    source: Path | str | None = None
     #: The HTML file the build wrote, read (head only) for noindex, canonical and
     #: redirect checks.
-    output: Path | None = None
+    output: Path | str | None = None
     #: ``loc`` values of the pages this page lists (tag, category, index pages): its
     #: lastmod is the newest of theirs.
     members: tuple[str, ...] = ()

@@ -153,7 +153,7 @@ def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: Robo
     if page.output is not None and (options.check_noindex or options.check_canonical or options.check_redirects):
         try:
             reason, target = check_built_page(
-                _path(page.output), loc,
+                page.output, loc,
                 noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
             )
         except OSError:

@@ -272,8 +272,9 @@ def _page_for(run: _Run, path: str, context: dict[str, Any]) -> Page | None:
         return Page(
             run.content_url(content, kind, output_file),
             lastmod=getattr(content, "modified", None) or getattr(content, "date", None),
-            source=Path(content.source_path),
-            output=Path(path),
+            # Strings: the core takes them as they are (no Path per page).
+            source=content.source_path,
+            output=path,
             hreflang=hreflang,
             translation_key=translation_key,
             # Unlisted pages still date the listings that show them.
@@ -312,7 +313,7 @@ def _page_for(run: _Run, path: str, context: dict[str, Any]) -> Page | None:
     else:
         shown = pager.object_list if pager is not None else context.get("articles") or ()
         members = tuple(run.url_of(article) for article in shown)
-    return Page(url, source=source, output=Path(path), members=members)
+    return Page(url, source=source, output=path, members=members)
 
 
 def _listed(content) -> bool:

@@ -7,7 +7,7 @@ import logging
 import os
 import shutil
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -77,6 +77,8 @@ EXCLUDED_FILES = {
     "pages/contact.html": "hidden page",
     "2024/unlisted/index.html": "`Sitemap: false` metadata",
     "2024/quiet/index.html": "robots noindex meta",
+    "pages/first-steps-reprint.html": "its canonical link names the article 2024/first-steps/",
+    "pages/old-colophon.html": "a meta refresh redirect stub",
     "pages/private-notes.html": "disallowed by the site's robots.txt",
     "google0123456789abcdef.html": "a static file",
 }
@@ -140,7 +142,46 @@ def test_lists_exactly_the_pages_pelican_wrote(site, caplog):
     assert set(EXCLUDED_FILES) <= written
     assert {url_of(f) for f in written - set(EXCLUDED_FILES)} == set(listed)
     assert summary(caplog).startswith(f"sitemapkit: {len(EXPECTED)} URLs in 1 file (sitemap.xml)")
-    assert "1 noindex" in summary(caplog) and "1 robots.txt" in summary(caplog)
+    for count in ("1 canonical", "1 metadata", "1 noindex", "1 redirect", "1 robots.txt"):
+        assert count in summary(caplog), summary(caplog)
+
+
+def test_each_page_left_out_is_reported_with_its_reason(site, caplog):
+    """The verbose report names every written page that stays out, and why; the
+    pages a canonical link or a redirect stub point to stay listed."""
+    caplog.set_level(logging.INFO)
+    listed = locs(site.build(SITEMAPKIT={"verbose": True}))
+    reported = {line for line in summary(caplog).splitlines() if line.startswith("excluded ")}
+    assert reported == {
+        f"excluded (canonical): {BASE}pages/first-steps-reprint.html -> {BASE}2024/first-steps/",
+        f"excluded (metadata): {BASE}2024/unlisted/",
+        f"excluded (noindex): {BASE}2024/quiet/",
+        f"excluded (redirect): {BASE}pages/old-colophon.html",
+        f"excluded (robots.txt): {BASE}pages/private-notes.html",
+    }
+    assert "2024/first-steps/" in listed and "pages/colophon.html" in listed
+
+
+def test_pages_left_out_for_their_head_are_listed_when_the_checks_are_off(site):
+    """What keeps them out is their head (robots meta, canonical link, meta
+    refresh), each behind its own option."""
+    listed = locs(site.build(SITEMAPKIT={"check_noindex": False, "check_canonical": False, "check_redirects": False}))
+    assert set(listed) == set(EXPECTED) | {"2024/quiet/", "pages/first-steps-reprint.html", "pages/old-colophon.html"}
+
+
+def test_a_canonical_link_naming_the_page_itself_keeps_it_listed(built):
+    """templates/head_tags.html gives every article and page a canonical link to
+    itself, as most themes do, written as Pelican's URL: raw non-ASCII, "&"."""
+    listed = locs(built)
+    for loc, written in (
+        ("2024/%C3%BCber-caf%C3%A9/", "2024/über-café/index.html"),
+        ("2024/r&d-notes/", "2024/r&d-notes/index.html"),
+        ("first-steps-de.html", "first-steps-de.html"),
+        ("pages/about.html", "pages/about.html"),
+    ):
+        head = (built / written).read_text(encoding="utf-8")
+        assert f'<link rel="canonical" href="{BASE}{unquote(loc)}" />' in head, written
+        assert loc in listed
 
 
 def test_special_characters_are_encoded_and_escaped(built):

@@ -26,7 +26,8 @@ BASE = "https://docs.example.org/"
 SOURCE_TIME = dt.datetime(2021, 3, 4, 5, 6, 7, tzinfo=dt.timezone.utc)
 # Every HTML page the fixture's documents, indices and html_additional_pages
 # produce, minus the ones that must stay out: hidden (:sitemap: false), private
-# (robots.txt Disallow), noindex (robots meta), search (never).
+# (robots.txt Disallow), noindex (robots meta), reprint (a canonical link naming
+# guide/install), moved (a meta refresh redirect stub), search (never).
 HTML_PAGES = [
     "%C3%BCber%20uns.html",
     "api.html",
@@ -120,13 +121,49 @@ def test_html_build_lists_every_page_and_nothing_else(html_build):
     assert_clean(result)
     assert urls(out) == [BASE + page for page in HTML_PAGES]
     # Sanity: the pages left out were really written.
-    for written in ("hidden.html", "private.html", "noindex.html", "search.html"):
+    for written in ("hidden.html", "private.html", "noindex.html", "reprint.html", "moved.html", "search.html"):
         assert (out / written).is_file()
 
 
 def test_html_build_logs_the_summary(html_build):
     _out, result = html_build
-    assert f"sitemapkit: {len(HTML_PAGES)} URLs in" in result.stdout
+    summary = next(line for line in result.stdout.splitlines() if line.startswith("sitemapkit: "))
+    assert summary.startswith(f"sitemapkit: {len(HTML_PAGES)} URLs in")
+    # hidden.html (:sitemap: false) is never handed to the core, so it has no count.
+    assert summary.endswith("; excluded 1 canonical, 1 noindex, 1 redirect, 1 robots.txt"), summary
+
+
+def test_each_page_left_out_is_reported_with_its_reason(project):
+    out = project / "_build" / "html"
+    result = sphinx_build(project, out, "-W", "-D", "sitemapkit_verbose=1")
+    assert_clean(result)
+    reported = {line for line in result.stdout.splitlines() if line.startswith("excluded ")}
+    assert reported == {
+        f"excluded (canonical): {BASE}reprint.html -> {BASE}guide/install.html",
+        f"excluded (noindex): {BASE}noindex.html",
+        f"excluded (redirect): {BASE}moved.html",
+        f"excluded (robots.txt): {BASE}private.html",
+    }
+    # The page the canonical link and the redirect name stays listed.
+    assert BASE + "guide/install.html" in urls(out)
+
+
+def test_pages_left_out_for_their_head_are_listed_when_the_checks_are_off(project):
+    """What keeps them out is their head (robots meta, canonical link, meta
+    refresh), each behind its own option."""
+    out = project / "_build" / "html"
+    checks_off = [f"-Dsitemapkit_check_{name}=0" for name in ("noindex", "canonical", "redirects")]
+    assert_clean(sphinx_build(project, out, "-W", *checks_off))
+    assert urls(out) == sorted(BASE + page for page in [*HTML_PAGES, "noindex.html", "reprint.html", "moved.html"])
+
+
+def test_the_themes_canonical_link_to_the_page_itself_keeps_it_listed(html_build):
+    """With html_baseurl set, Sphinx gives every page a canonical link to itself."""
+    out, _result = html_build
+    head = (out / "über uns.html").read_text(encoding="utf-8")
+    assert f'<link rel="canonical" href="{BASE}%C3%BCber%20uns.html" />' in head
+    assert f'<link rel="canonical" href="{BASE}index.html" />' in (out / "index.html").read_text(encoding="utf-8")
+    assert BASE + "%C3%BCber%20uns.html" in urls(out) and BASE + "index.html" in urls(out)
 
 
 def test_robots_txt_keeps_its_rules_and_names_the_sitemap(html_build):
@@ -142,8 +179,12 @@ def test_robots_txt_keeps_its_rules_and_names_the_sitemap(html_build):
 
 def test_dirhtml_build_uses_the_builders_urls(project):
     out = project / "_build" / "dirhtml"
-    assert_clean(sphinx_build(project, out, "-W", builder="dirhtml"))
+    result = sphinx_build(project, out, "-W", "-D", "sitemapkit_verbose=1", builder="dirhtml")
+    assert_clean(result)
     assert urls(out) == [BASE + page for page in DIRHTML_PAGES]
+    # The canonical link the fixture's layout.html writes follows the builder's URLs.
+    assert f"excluded (canonical): {BASE}reprint/ -> {BASE}guide/install/" in result.stdout.splitlines()
+    assert f"excluded (redirect): {BASE}moved/" in result.stdout.splitlines()
 
 
 @pytest.mark.parametrize("jobs", ["2", "auto"])
