@@ -9,6 +9,17 @@ The hooks, in the order MkDocs calls them:
 - ``on_env``: keep the build's final ``Files``; it holds every page MkDocs built.
 - ``on_post_build`` (last): hand each written page to the core, which writes the
   sitemap files and the robots.txt ``Sitemap:`` line.
+
+Translated sites (mkdocs-static-i18n): its ``on_post_build`` runs one more whole
+build per other language, inside the first build and into sub-folders of the same
+``site_dir`` (``site/fr/``). Each of those builds calls these hooks too. The first
+build's settings stand for the whole run; each build adds its ``Files``; only the
+first, once the plugin's own ``on_post_build`` has run all the others, writes the
+one sitemap at the ``site_dir`` root, listing every language. Each page is given
+its language and its untranslated source path, by which the core groups the
+versions of one page into hreflang alternates. A page a language build copies
+from the default language, because it has no translation, is listed but is no
+translation, so it gets no alternates.
 """
 
 from __future__ import annotations
@@ -72,13 +83,17 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         super().__init__()
         # None when no sitemap is to be written (site_url unset).
         self.options: Options | None = None
-        self.files: Files | None = None
+        # The final Files of each build in this run: one, or one per language.
+        self.files: list[Files] = []
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         # MkDocs' sitemap.xml gives every page the build date as lastmod; ours replaces
         # it. Dropping the template also drops the .gz copy MkDocs makes of it.
         config.theme.static_templates.discard("sitemap.xml")
+        if _is_i18n_language_build(config):
+            return config
         self.options = None
+        self.files = []
         # Checked before the core sees it, so the user reads a warning in MkDocs'
         # terms and the build goes on (it fails only under --strict).
         if not config.site_url:
@@ -108,19 +123,26 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         return files
 
     def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
-        self.files = files
+        self.files.append(files)
         return env
 
     # Last: by then every page, robots.txt and other plugins' files (mkdocs-redirects
-    # stubs) are in site_dir, so the core reads the finished site.
-    @event_priority(-100)
+    # stubs) are in site_dir, so the core reads the finished site. After
+    # mkdocs-static-i18n's (-100), which builds the other languages.
+    @event_priority(-101)
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        if self.options is None or self.files is None:
+        if self.options is None or _is_i18n_language_build(config):
             return
         # The default inclusion leaves out exclude_docs and drafts, which
         # `mkdocs serve` builds for preview only.
-        pages = [page for file in self.files.documentation_pages() if (page := _sitemap_page(file)) is not None]
+        pages = [
+            page
+            for files in self.files
+            for file in files.documentation_pages()
+            if (page := _sitemap_page(file)) is not None
+        ]
         pages.sort(key=lambda page: page.loc)
+        self.files = []
         try:
             report = build_site(pages, self.options, Path(config.site_dir))
         except ConfigError as error:
@@ -138,6 +160,11 @@ def _setting_name(option: str) -> str:
     return "site_url" if option == "base_url" else f"plugins.sitemapkit.{option}"
 
 
+def _is_i18n_language_build(config: MkDocsConfig) -> bool:
+    """Whether mkdocs-static-i18n runs this build, for one more language, inside the first."""
+    return bool(getattr(config.plugins.get("i18n"), "building", False))
+
+
 def _sitemap_page(file: File) -> Page | None:
     """The core's view of one MkDocs page, or None when it is not to be listed."""
     page = file.page
@@ -149,12 +176,19 @@ def _sitemap_page(file: File) -> Page | None:
     meta = page.meta if page.markdown is not None else _front_matter(file)
     if meta.get("sitemap") is False:
         return None
+    # mkdocs-static-i18n marks each file with the language of its text (locale),
+    # that of the build it is in (locale_alternate_of) and its source path without
+    # the language (norm_src_uri). Other sites have none of these.
+    language = getattr(file, "locale", None)
+    translated = language is not None and language == getattr(file, "locale_alternate_of", None)
     return Page(
         # page.url is percent-encoded already; the core keeps valid %XX as they are.
         page.url,
         lastmod=_front_matter_date(meta),
         source=Path(file.abs_src_path) if file.abs_src_path else None,
         output=Path(file.abs_dest_path),
+        hreflang=language if translated else None,
+        translation_key=file.norm_src_uri if translated else None,
     )
 
 

@@ -27,7 +27,8 @@ VENVS = ROOT / ".venvs"
 ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     "core": ([".[test]"], ["tests/core"]),
     "mkdocs": (
-        [".[test,mkdocs]", "mkdocs==1.6.1", "mkdocs-material>=9.8,<9.9", "mkdocs-redirects>=1.2"],
+        [".[test,mkdocs]", "mkdocs==1.6.1", "mkdocs-material>=9.8,<9.9", "mkdocs-redirects>=1.2",
+         "mkdocs-static-i18n>=1.3,<2"],
         ["tests/mkdocs"],
     ),
     # pelican-seo and pelican-i18n-subsites: the plugins the adapter must play well with.

@@ -38,10 +38,6 @@ def git(root: Path, *args: str, when: dt.datetime | None = None) -> None:
     subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
 
-def installed(module: str) -> bool:
-    return importlib.util.find_spec(module) is not None
-
-
 class Site:
     """A copy of the fixture site that a test may add files to, built with the real Pelican."""
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import sitemap_entries
 
-from .conftest import FIRST_COMMIT, FIXTURE, git, installed
+from .conftest import FIRST_COMMIT, FIXTURE, git
 
 BASE = "https://example.org/blog/"
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -405,7 +405,6 @@ def test_robots_txt_is_merged_never_clobbered(site):
 # plugins run in a pelican process of their own, so no later test inherits them.
 
 
-@pytest.mark.skipif(not installed("pelican.plugins.seo"), reason="pelican-seo is not installed (pip install pelican-seo)")
 def test_with_pelican_seo_writing_robots_txt(site):
     site.output.mkdir()  # seo creates only the last folder of OUTPUT_PATH
     result = site.cli(
@@ -428,10 +427,6 @@ def test_with_pelican_seo_writing_robots_txt(site):
     assert "https://example.org/pages/about.html" in listed
 
 
-@pytest.mark.skipif(
-    not installed("pelican.plugins.i18n_subsites"),
-    reason="pelican-i18n-subsites is not installed (pip install pelican-i18n-subsites)",
-)
 def test_i18n_subsites_one_sitemap_for_all_languages(site):
     result = site.cli(
         "-e",

@@ -255,7 +255,6 @@ def test_lastmod_is_the_source_files_time(project):
     assert instant(entries[BASE + "py-modindex.html"]["lastmod"]) == api_time
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_lastmod_is_the_commit_time_in_a_git_work_tree(project):
     committed = dt.datetime(2020, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
     stamp = committed.isoformat()
