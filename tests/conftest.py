@@ -141,6 +141,26 @@ def sitemap_entries(out_dir: Path, entry: str = "sitemap.xml") -> dict[str, dict
     return found
 
 
+def git(root: Path, *args: str, when=None) -> None:
+    """Run git in ``root`` unaffected by the user's git settings; ``when`` (a
+    datetime) dates a commit. Fixture copies become repositories with known dates."""
+    import os
+    import subprocess
+
+    env = {
+        **os.environ,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Fixture",
+        "GIT_AUTHOR_EMAIL": "fixture@example.org",
+        "GIT_COMMITTER_NAME": "Fixture",
+        "GIT_COMMITTER_EMAIL": "fixture@example.org",
+    }
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
+    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+
 @pytest.fixture
 def schemas_dir() -> Path:
     if not SCHEMAS.exists():

@@ -11,6 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+# git: shared by every test folder (tests/conftest.py), re-exported for this one.
+from conftest import git
 import yaml
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "mkdocs"
@@ -22,20 +25,6 @@ QUIET_ENV = {**os.environ, "DISABLE_MKDOCS_2_WARNING": "true", "NO_COLOR": "1"}
 FIRST_COMMIT = dt.datetime(2020, 5, 1, 10, 0, tzinfo=dt.timezone.utc)
 
 
-def git(root: Path, *args: str, when: dt.datetime | None = None) -> None:
-    """Run git in ``root`` unaffected by the user's git settings; ``when`` dates a commit."""
-    env = {
-        **os.environ,
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "Fixture",
-        "GIT_AUTHOR_EMAIL": "fixture@example.org",
-        "GIT_COMMITTER_NAME": "Fixture",
-        "GIT_COMMITTER_EMAIL": "fixture@example.org",
-    }
-    if when is not None:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
-    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
 
 class Project:

@@ -13,6 +13,9 @@ from typing import Any
 
 import pytest
 
+# git: shared by every test folder (tests/conftest.py), re-exported for this one.
+from conftest import git
+
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "pelican"
 # Rich wraps Pelican's log lines at the terminal width; wide lines keep messages whole.
 CLI_ENV = {**os.environ, "COLUMNS": "400", "NO_COLOR": "1", "TERM": "dumb"}
@@ -21,20 +24,6 @@ CLI_ENV = {**os.environ, "COLUMNS": "400", "NO_COLOR": "1", "TERM": "dumb"}
 FIRST_COMMIT = dt.datetime(2020, 5, 1, 10, 0, tzinfo=dt.timezone.utc)
 
 
-def git(root: Path, *args: str, when: dt.datetime | None = None) -> None:
-    """Run git in ``root`` unaffected by the user's git settings; ``when`` dates a commit."""
-    env = {
-        **os.environ,
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "Fixture",
-        "GIT_AUTHOR_EMAIL": "fixture@example.org",
-        "GIT_COMMITTER_NAME": "Fixture",
-        "GIT_COMMITTER_EMAIL": "fixture@example.org",
-    }
-    if when is not None:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
-    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
 
 class Site:
