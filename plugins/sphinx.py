@@ -120,10 +120,13 @@ def _pages(app: Sphinx) -> dict[str, sitemapkit.Page]:
     # incremental builds still list them all.
     docnames = sorted(env.found_docs)
     uri = {name: builder.get_target_uri(name) for name in docnames}
+    # ``:sitemap: false`` pages are handed over unlisted: the report counts them,
+    # and their dates still count for the indices that show them.
     pages = {
-        name: sitemapkit.Page(uri[name], source=Path(env.doc2path(name)), output=Path(builder.get_outfilename(name)))
+        name: sitemapkit.Page(
+            uri[name], source=env.doc2path(name), output=builder.get_outfilename(name), listed=_listed(env, name)
+        )
         for name in docnames
-        if _listed(env, name)
     }
     if builder.use_index:
         indexed = env.get_domain("index").entries

@@ -129,8 +129,8 @@ def test_html_build_logs_the_summary(html_build):
     _out, result = html_build
     summary = next(line for line in result.stdout.splitlines() if line.startswith("sitemapkit: "))
     assert summary.startswith(f"sitemapkit: {len(HTML_PAGES)} URLs in")
-    # hidden.html (:sitemap: false) is never handed to the core, so it has no count.
-    assert summary.endswith("; excluded 1 canonical, 1 noindex, 1 redirect, 1 robots.txt"), summary
+    # hidden.html (:sitemap: false) is reported as left out by its metadata.
+    assert summary.endswith("; excluded 1 canonical, 1 metadata, 1 noindex, 1 redirect, 1 robots.txt"), summary
 
 
 def test_each_page_left_out_is_reported_with_its_reason(project):
@@ -140,6 +140,7 @@ def test_each_page_left_out_is_reported_with_its_reason(project):
     reported = {line for line in result.stdout.splitlines() if line.startswith("excluded ")}
     assert reported == {
         f"excluded (canonical): {BASE}reprint.html -> {BASE}guide/install.html",
+        f"excluded (metadata): {BASE}hidden.html",
         f"excluded (noindex): {BASE}noindex.html",
         f"excluded (redirect): {BASE}moved.html",
         f"excluded (robots.txt): {BASE}private.html",
