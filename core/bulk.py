@@ -269,8 +269,32 @@ def write_url_list(source: BinaryIO, options: Options, folder: Path, result: Gen
     return written
 
 
+def _write_run(run: list[bytes]) -> list[SitemapFile]:
+    """In a worker: the shards of a run that straddled two blocks, written."""
+    return _write(_worker["folder"], _worker["formatter"].planner.shards(run))
+
+
 def _shard_in_workers(blocks, pool, workers: int, options, folder, sequencer: Sequencer, result: GenerateResult) -> list[SitemapFile]:
-    written: list[SitemapFile] = []
+    threshold = sequencer.planner.threshold
+    if pool is None:
+        written: list[SitemapFile] = []
+        _start_worker(options, str(folder))
+        for block in blocks:
+            head, bounded, inner, tail, excluded = _work_on_block(block, threshold)
+            result.excluded.extend(excluded)
+            if not bounded:
+                sequencer.run.extend(head)
+                continue
+            written.extend(_write(folder, sequencer.take_run_through(head)))
+            sequencer.shards.extend(inner)
+            written.extend(inner)
+            sequencer.run = tail
+        return written
+
+    # Shards in site order: lists from the blocks' workers, and futures for the
+    # runs that straddled two blocks, which a worker writes too, so that this
+    # process only reads, hands out and keeps count.
+    ordered: list = []
 
     def take(outcome) -> None:
         head, bounded, inner, tail, excluded = outcome
@@ -278,17 +302,12 @@ def _shard_in_workers(blocks, pool, workers: int, options, folder, sequencer: Se
         if not bounded:
             sequencer.run.extend(head)
             return
-        written.extend(_write(folder, sequencer.take_run_through(head)))
-        sequencer.shards.extend(inner)
-        written.extend(inner)
+        run = sequencer.run + head
+        if run:
+            ordered.append(pool.submit(_write_run, run))
+        ordered.append(inner)
         sequencer.run = tail
 
-    threshold = sequencer.planner.threshold
-    if pool is None:
-        _start_worker(options, str(folder))
-        for block in blocks:
-            take(_work_on_block(block, threshold))
-        return written
     pending: list[concurrent.futures.Future] = []
     for block in blocks:
         pending.append(pool.submit(_work_on_block, block, threshold))
@@ -298,4 +317,8 @@ def _shard_in_workers(blocks, pool, workers: int, options, folder, sequencer: Se
             take(pending.pop(0).result())
     for future in pending:
         take(future.result())
+    written = []
+    for part in ordered:
+        written.extend(part.result() if isinstance(part, concurrent.futures.Future) else part)
+    sequencer.shards.extend(written)
     return written
