@@ -91,7 +91,9 @@ def _run_pytest(name: str, python: Path, paths: list[str], extra_args: list[str]
         return 0, {}
     print(f"\n[tasks] === {name}: pytest {' '.join(existing)}", flush=True)
     proc = subprocess.Popen(
-        [str(python), "-m", "pytest", *existing, *extra_args],
+        # -P: the repository root stays off sys.path, so `core` and `plugins` are
+        # never importable by accident; tests see the installed package only.
+        [str(python), "-P", "-m", "pytest", *existing, *extra_args],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     tail = []

@@ -75,9 +75,13 @@ def project(tmp_path: Path) -> Project:
     Without git the core falls back to file times, and a fresh checkout gives every
     file the same time: the core rightly warns that these tell nothing.
     """
-    root = tmp_path / "project"
-    shutil.copytree(FIXTURE, root)
+    return Project(committed_copy(FIXTURE, tmp_path / "project"))
+
+
+def committed_copy(fixture: Path, root: Path) -> Path:
+    """A copy of ``fixture`` at ``root``, committed once at FIRST_COMMIT."""
+    shutil.copytree(fixture, root)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "fixture", when=FIRST_COMMIT)
-    return Project(root)
+    return root

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from tests.conftest import assert_valid, read_bytes, sitemap_entries
+from conftest import assert_valid, read_bytes, sitemap_entries
 
 from .conftest import FIRST_COMMIT, git
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import sitemap_entries
+from conftest import sitemap_entries
 
 from .conftest import QUIET_ENV
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.conftest import sitemap_entries
+from conftest import sitemap_entries
 
-from .conftest import FIRST_COMMIT, Project, git
+from .conftest import Project, committed_copy
 
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "mkdocs-i18n"
@@ -36,12 +35,7 @@ URL_STYLES = pytest.mark.parametrize("use_directory_urls", [True, False], ids=["
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
-    root = tmp_path / "project"
-    shutil.copytree(FIXTURE, root)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "fixture", when=FIRST_COMMIT)
-    return Project(root)
+    return Project(committed_copy(FIXTURE, tmp_path / "project"))
 
 
 def expected_alternates(english: str, french: str) -> list[tuple[str, str]]:

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tests.conftest import sitemap_entries
+from conftest import sitemap_entries
 
 from .conftest import FIRST_COMMIT, FIXTURE, git
 
