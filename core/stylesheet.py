@@ -34,11 +34,8 @@ from .errors import ConfigError
 
 TEMPLATE_NAME = "sitemap.xsl.j2"
 FALLBACK_CSS_TEMPLATE_NAME = "sitemap.css.j2"
-#: File names beside the sitemaps. Sitemaps name both, the XSL first:
-#: ``<?xml-stylesheet type="text/xsl" href="sitemap.xsl"?>`` then
-#: ``<?xml-stylesheet type="text/css" href="sitemap.css"?>``.
-STYLESHEET_NAME = "sitemap.xsl"
-FALLBACK_CSS_NAME = "sitemap.css"
+# The files are written beside the sitemaps as sitemap.STYLESHEET_NAME and
+# sitemap.FALLBACK_CSS_NAME, the names their xml-stylesheet lines point at.
 #: The option naming a folder with the user's own ``sitemap.xsl.j2``.
 TEMPLATE_OPTION = "stylesheet_template"
 

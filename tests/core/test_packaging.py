@@ -7,7 +7,6 @@ after either install, no top-level `core` or `plugins` may be importable.
 from __future__ import annotations
 
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
