@@ -7,9 +7,9 @@ The core is generator-free: adapters (``sitemapkit.plugins.mkdocs``, ``.pelican`
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .errors import ConfigError, OutputError, SitemapkitError, UrlError
-from .lastmod import LastmodResult, resolve_lastmods
-from .site import build_site
 from .model import (
     CHANGEFREQ_VALUES,
     DEFAULT_MAX_BYTES,
@@ -24,7 +24,25 @@ from .model import (
     Report,
 )
 
+if TYPE_CHECKING:
+    from .lastmod import LastmodResult, resolve_lastmods
+    from .site import build_site
+
 __version__ = "0.1.0"
+
+# Imported on first use: `sitemapkit generate` on a million URLs starts without
+# the page machinery (HTML checks, git), and every build pays less start-up.
+_LAZY = {"build_site": "site", "resolve_lastmods": "lastmod", "LastmodResult": "lastmod"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "CHANGEFREQ_VALUES",

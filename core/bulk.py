@@ -1,28 +1,33 @@
 """Very large URL lists (``sitemapkit generate``): every core formats and compresses.
 
-The input is read in blocks of lines. A block whose lines are all plain (absolute
-URLs under the base, or paths below it, each with an optional W3C date) is
-formatted with whole-block byte operations; any other block goes line by line
-through the same :class:`~sitemapkit.sitemap._Formatter` pages use, which reports
-what it leaves out. Shard boundaries depend only on entries (see
-:class:`~sitemapkit.sitemap.ShardPlanner`), so each worker process cuts, renders,
-compresses and writes the shards that lie wholly inside its block; the main process
-joins the pieces that straddle two blocks and writes the index.
+The input is cut into blocks of lines; from a file, each worker process reads its
+own blocks (from a pipe, this process hands them out). A block whose lines are
+all plain (absolute URLs under the base, or paths below it, each with an optional
+W3C date) is formatted with whole-block byte operations; any other block goes
+line by line through the same :class:`~sitemapkit.sitemap._Formatter` pages use,
+which reports what it leaves out. Shard boundaries depend only on entries (see
+:class:`~sitemapkit.sitemap.ShardPlanner`), so each worker cuts, compresses and
+writes the shards that lie wholly inside its block, straight from the formatted
+bytes; this process joins the pieces that straddle two blocks (a worker writes
+them) and writes the index. Until the list is known not to fit one file, workers
+only format, and this process keeps the entries.
 """
 
 from __future__ import annotations
 
+import binascii
+import collections
 import concurrent.futures
-import datetime as dt
 import itertools
 import multiprocessing
 import os
 import operator
 import re
+import stat
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from . import writer
 from .errors import UrlError
@@ -33,6 +38,8 @@ from .sitemap import (
     ShardPlanner,
     SitemapFile,
     _Formatter,
+    _newest_lastmod,
+    _newest_of,
     finish,
 )
 from .urls import Scope
@@ -44,98 +51,142 @@ BLOCK_BYTES = 1 << 20
 # RFC 3986 characters that need no percent-encoding in a path or query, plus the
 # tab and line break that structure the input.
 _PLAIN = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%\t\n"
-_NEEDS_ENCODING = re.compile(rb"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%\t\n]")
+_NEEDS_ENCODING = re.compile(rb"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%\t\n]+")
 _LONE_PERCENT = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 _CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
 _DOT_SEGMENT = re.compile(rb"/\.\.?(?=[/?\t\n])")
 _ABSOLUTE_LINE = re.compile(rb"(?m)^(?:/|[A-Za-z][A-Za-z0-9+.-]*://)")
-_PERCENT = {bytes([b]): b"%%%02X" % b for b in range(256)}
 
 # The dates the quick path takes, each a fixed width, so a look-behind from the
 # line break recognises a dated line in C: YYYY-MM-DD, or a time to the second in
-# UTC ("Z") or with an offset. Other W3C forms take the careful path.
-_DAY = rb"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+# UTC ("Z") or with an offset. Other W3C forms take the careful path. The day is
+# checked against the calendar here too (no 2023-02-29, no year 0), so no date is
+# ever parsed one by one.
+_YEAR = rb"(?:[1-9]\d{3}|0[1-9]\d\d|00[1-9]\d|000[1-9])"
+_LEAP_YEAR = rb"(?:\d\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+_DAY = (
+    rb"(?:" + _YEAR + rb"-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)"
+    rb"|(?:0[13578]|1[02])-31)|" + _LEAP_YEAR + rb"-02-29)"
+)
 _TIME = rb"T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d"
 _DATED_LINE_END = re.compile(
     rb"\n(?:(?<=\t" + _DAY + rb"\n)|(?<=\t" + _DAY + _TIME + rb"Z\n)|(?<=\t" + _DAY + _TIME
     + rb"[+-](?:[01]\d|2[0-3]):[0-5]\d\n))"
 )
-_DAY_AFTER_TAB = re.compile(rb"\t(\d{4}-\d\d-\d\d)")
-# Days already checked against the calendar (2024-02-30 is no date); a list of
-# URLs repeats few distinct days.
-_REAL_DAYS: set[bytes] = set()
+# Deleting these leaves a block's line breaks and the bytes that need encoding.
+_PLAIN_BUT_BREAKS = _PLAIN.replace(b"\n", b"")
 
 
 def _percent(match: re.Match[bytes]) -> bytes:
-    return _PERCENT[match.group()]
+    """A run of bytes as %XX%XX..."""
+    return b"%" + binascii.hexlify(match.group(), b"%").upper()
 
 
-def _days_are_real(body: bytes) -> bool:
-    for day in set(_DAY_AFTER_TAB.findall(body)) - _REAL_DAYS:
-        try:
-            dt.date.fromisoformat(day.decode("ascii"))
-        except ValueError:
-            return False
-        if len(_REAL_DAYS) < 100_000:
-            _REAL_DAYS.add(day)
-    return True
+class PlainBlock(NamedTuple):
+    """A block formatted by the quick path."""
+
+    #: The ``<url>`` entries, each followed by a line break.
+    body: bytes
+    #: Each entry's loc as encoded, before XML escaping (what shard boundaries hash).
+    locs: list[bytes]
+    #: crc32 of each loc.
+    hashes: list[int]
+    #: Each entry's lastmod as written; empty when it has none.
+    dates: list[bytes]
+
+    def entries(self) -> list[bytes]:
+        return self.body[:-1].split(b"\n")
+
+    def offsets(self, indexes: list[int]) -> list[int]:
+        """Where the entries at ``indexes`` (ascending) start in ``body``.
+
+        Found by their loc, which only an entry's start can hold: a few searches
+        in C instead of measuring every entry.
+        """
+        found, start = [], 0
+        for index in indexes:
+            loc = self.locs[index]
+            if b"&" in loc or b"'" in loc:
+                loc = loc.replace(b"&", b"&amp;").replace(b"'", b"&apos;")
+            start = self.body.index(b"<url><loc>" + loc + b"</loc>", start)
+            found.append(start)
+            start += 1
+        return found
 
 
-def plain_block_entries(block: bytes, prefix: bytes) -> tuple[list[bytes], list[int]] | None:
-    """The ``<url>`` entries of a block of ``URL[<TAB>DATE]`` lines and the crc32 of
-    each loc, or None when a line needs the careful path (other hosts, dot
-    segments, fragments, comments, blank or overlong lines, control characters,
-    other date forms, repeated URLs).
+def plain_block(block: bytes, prefix: bytes) -> PlainBlock | None:
+    """A block of ``URL[<TAB>DATE]`` lines formatted, or None when a line needs
+    the careful path (other hosts, dot segments, fragments, comments, blank or
+    overlong lines, control characters, other date forms, repeated URLs).
 
     Everything here runs as whole-block byte operations or C-level maps: no
     Python code runs per line, which is what makes a million URLs cheap.
     """
+    if not block:
+        return None
     if not block.startswith(prefix):
-        if _ABSOLUTE_LINE.search(block):
+        if _ABSOLUTE_LINE.search(block) or block.startswith(b"\n") or b"\n\n" in block:
             return None
         # Paths relative to the base URL.
         block = prefix + block[:-1].replace(b"\n", b"\n" + prefix) + b"\n"
+    # Every line starts with the prefix, so none is blank.
     if block.count(b"\n" + prefix) != block.count(b"\n") - 1:
         return None
-    if b"#" in block or b"\n\n" in block or (b"/." in block and _DOT_SEGMENT.search(block)):
+    if b"#" in block or (b"/." in block and _DOT_SEGMENT.search(block)):
         return None
-    lines = block[:-1].split(b"\n")
+    if b"%" in block:
+        block = _LONE_PERCENT.sub(b"%25", block)
     unusual = block.translate(None, _PLAIN)
     if unusual:
         if _CONTROL.search(unusual):
             return None
-        if not unusual.isascii():
-            block.decode("utf-8")  # raises on bytes that are not UTF-8
+        lines = block[:-1].split(b"\n")
         # IRIs to URIs, on the few lines that need it: each byte of a UTF-8
         # sequence becomes %XX.
-        leftovers = map(len, map(bytes.translate, lines, itertools.repeat(None), itertools.repeat(_PLAIN)))
-        for i in itertools.compress(itertools.count(), leftovers):
-            lines[i] = _NEEDS_ENCODING.sub(_percent, lines[i])
-    if b"%" in block:
-        for i in itertools.compress(itertools.count(), map(_LONE_PERCENT.search, lines)):
-            lines[i] = _LONE_PERCENT.sub(b"%25", lines[i])
-    locs = list(map(operator.itemgetter(0), map(bytes.partition, lines, itertools.repeat(b"\t"))))
+        marks = block[:-1].translate(None, _PLAIN_BUT_BREAKS).split(b"\n")
+        needy = list(itertools.compress(itertools.count(), marks))
+        odd_lines = b"\n".join(map(lines.__getitem__, needy))
+        if not unusual.isascii():
+            odd_lines.decode("utf-8")  # raises on bytes that are not UTF-8
+        encoded = _NEEDS_ENCODING.sub(_percent, odd_lines).split(b"\n")
+        for i, line in zip(needy, encoded):
+            lines[i] = line
+        block = b"\n".join(lines) + b"\n"
+    body = block
+    dated = block.count(b"\t")
+    if dated:
+        # Dated lines end in \x02 from here on: each line's closing tags follow
+        # from that alone.
+        body, marked = _DATED_LINE_END.subn(b"\x02", body)
+        if marked != dated:
+            return None
+        # Each line as LOC<TAB>DATE<TAB> (DATE empty on undated lines): one split
+        # then gives locs and dates, with no Python call per line.
+        fields = body.replace(b"\n", b"\t\t").replace(b"\x02", b"\t").split(b"\t")
+        locs, dates = fields[0:-1:2], fields[1::2]
+    else:
+        locs = block[:-1].split(b"\n")
+        dates = [b""] * len(locs)
     if max(map(len, locs)) > MAX_LOC_LENGTH or any(map(operator.eq, locs, itertools.islice(locs, 1, None))):
         return None  # too long, or listed twice in a row: the careful path reports it
     hashes = list(map(zlib.crc32, locs))
-    body = b"\n".join(lines) + b"\n"
-    dated = body.count(b"\t")
-    if dated:
-        body, marked = _DATED_LINE_END.subn(b"\x02\n", body)
-        if marked != dated or not _days_are_real(body):
-            return None
     if b"&" in body:
         body = body.replace(b"&", b"&amp;")
     if b"'" in body:
         body = body.replace(b"'", b"&apos;")
-    # Dated lines now end in \x02: each line's closing tags follow from that alone.
     body = (
-        body.replace(b"\t", b"</loc><lastmod>")
-        .replace(b"\x02\n", b"</lastmod></url>\x03")
-        .replace(b"\n", b"</loc></url>\x03")
+        b"<url><loc>"
+        + body.replace(b"\t", b"</loc><lastmod>")
+        .replace(b"\n", b"</loc></url>\n<url><loc>")
+        .replace(b"\x02", b"</lastmod></url>\n<url><loc>")
     )
-    entries = (b"<url><loc>" + body[:-1].replace(b"\x03", b"\n<url><loc>")).split(b"\n")
-    return entries, hashes
+    return PlainBlock(body[: -len(b"<url><loc>")], locs, hashes, dates)
+
+
+def plain_block_entries(block: bytes, prefix: bytes) -> tuple[list[bytes], list[int]] | None:
+    """The quick path's ``<url>`` entries and their locs' crc32 (see :func:`plain_block`)."""
+    plain = plain_block(block, prefix)
+    return None if plain is None else (plain.entries(), plain.hashes)
 
 
 class _BlockFormatter:
@@ -149,11 +200,24 @@ class _BlockFormatter:
         # The quick path writes exactly what _Formatter writes for plain lines.
         self.quick = options.format == "xml" and options.changefreq is None and options.priority is None
 
+    def plain(self, block: bytes) -> PlainBlock | None:
+        """The block through the quick path, when it can take it."""
+        if not self.quick:
+            return None
+        plain = plain_block(block, self.prefix)
+        if plain is None:
+            return None
+        # The longest entry an escaped loc of this length can make (each & and '
+        # grows to six bytes at most); only tiny test limits measure them all.
+        longest = 6 * max(map(len, plain.locs)) + len(b"<url><loc></loc><lastmod>0000-00-00T00:00:00+00:00</lastmod></url>")
+        if self.planner.fits_one_file(1, longest + 1, False) or self.planner.fits_one_file(1, max(map(len, plain.entries())) + 1, False):
+            return plain
+        return None  # an entry too long for one file: the careful path reports it
+
     def entries(self, block: bytes, result: GenerateResult) -> tuple[list[bytes], list[int]]:
-        if self.quick:
-            quick = plain_block_entries(block, self.prefix)
-            if quick is not None and self.planner.fits_one_file(1, max(map(len, quick[0])) + 1, False):
-                return quick
+        plain = self.plain(block)
+        if plain is not None:
+            return plain.entries(), plain.hashes
         formatter = _Formatter(self.options, self.scope, result)
         entries, hashes = [], []
         for line in block.decode("utf-8").split("\n"):
@@ -191,6 +255,51 @@ def read_blocks(source: BinaryIO, size: int | None = None) -> Iterator[bytes]:
         yield rest + b"\n"
 
 
+def file_ranges(source: BinaryIO) -> Iterator[tuple[int, int]] | None:
+    """For a regular file: the byte ranges of its blocks, from the current position.
+
+    A block is the lines that *start* in its range (see :func:`read_lines`), so
+    any process can read any block on its own: workers read their blocks from
+    the file themselves instead of receiving them through a pipe. None for a
+    stream (standard input, a pipe), which only this process can read.
+    """
+    try:
+        descriptor = source.fileno()
+        info = os.fstat(descriptor)
+        start = source.tell()
+    except (AttributeError, OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    size = BLOCK_BYTES
+    return ((offset, offset + size) for offset in range(start, info.st_size, size))
+
+
+def read_lines(descriptor: int, start: int, stop: int) -> bytes:
+    """The lines of a file that start in ``[start, stop)``, each ending in a line
+    break; empty when none starts there (a line longer than the range)."""
+    begin = max(start - 1, 0)
+    data = os.pread(descriptor, stop - begin, begin)
+    end = begin + len(data)
+    if start > 0:
+        # The byte before `start` is read too: a line starts after a break.
+        first = data.find(b"\n") + 1
+        if first == 0:
+            return b""
+        data = data[first:]
+    # The last line may run past `stop`: read on to its end.
+    while data and not data.endswith(b"\n"):
+        more = os.pread(descriptor, 1 << 16, end)
+        if not more:
+            return data + b"\n"  # the file's last line has no break
+        cut = more.find(b"\n")
+        if cut >= 0:
+            return data + more[: cut + 1]
+        data += more
+        end += len(more)
+    return data
+
+
 def _write(folder: Path, files: list[SitemapFile]) -> list[SitemapFile]:
     for item in files:
         writer.atomic_write(folder, item.name, writer.gzip_bytes(item.data) if item.gzip else item.data)
@@ -201,25 +310,81 @@ def _write(folder: Path, files: list[SitemapFile]) -> list[SitemapFile]:
 _worker: dict = {}
 
 
-def _start_worker(options: Options, folder: str) -> None:
-    _worker.update(formatter=_BlockFormatter(options), folder=Path(folder))
+def _start_worker(options: Options, folder: str, descriptor: int | None) -> None:
+    _worker.update(formatter=_BlockFormatter(options), folder=Path(folder), descriptor=descriptor)
 
 
-def _work_on_block(block: bytes, threshold: int):
+def _block(task: bytes | tuple[int, int]) -> bytes:
+    """A block handed over, or read here from the input file's range."""
+    return task if isinstance(task, bytes) else read_lines(_worker["descriptor"], *task)
+
+
+class Piece(NamedTuple):
+    """Consecutive entries of a run that crosses blocks: joined, not listed, so
+    that handing them from process to process copies bytes, not objects."""
+
+    #: The ``<url>`` entries, each followed by a line break.
+    body: bytes
+    count: int
+    #: Their newest lastmod, as written.
+    newest: str | None
+
+    @classmethod
+    def of_entries(cls, entries: list[bytes]) -> Piece:
+        body = b"\n".join(entries) + b"\n" if entries else b""
+        return cls(body, len(entries), _newest_lastmod(body))
+
+
+def _work_on_block(task: bytes | tuple[int, int], threshold: int) -> tuple[Piece, bool, list[SitemapFile], Piece, list[Excluded]]:
     """In a worker: the entries before the block's first boundary (head), the
     shards wholly inside it (written here), and the entries from its last
-    boundary on (tail)."""
+    boundary on (tail; empty when the block has no boundary)."""
+    block = _block(task)
     formatter: _BlockFormatter = _worker["formatter"]
-    formatter.planner.threshold = threshold
-    result = GenerateResult()
-    entries, hashes = formatter.entries(block, result)
-    bounds = formatter.planner.boundaries(hashes)
+    planner = formatter.planner
+    planner.threshold = threshold
+    plain = formatter.plain(block)
+    if plain is None:
+        result = GenerateResult()
+        entries, hashes = formatter.entries(block, result)
+        bounds = planner.boundaries(hashes)
+        if not bounds:
+            return Piece.of_entries(entries), False, [], Piece(b"", 0, None), result.excluded
+        inner = []
+        for a, b in zip(bounds, bounds[1:]):
+            inner += _write(_worker["folder"], planner.shards(entries[a:b]))
+        return Piece.of_entries(entries[: bounds[0]]), True, inner, Piece.of_entries(entries[bounds[-1]:]), result.excluded
+    body, dates = plain.body, plain.dates
+    bounds = planner.boundaries(plain.hashes)
     if not bounds:
-        return entries, None, [], None, result.excluded
+        return Piece(body, len(dates), _newest_of(dates)), False, [], Piece(b"", 0, None), []
+    # Shards are cut straight out of the formatted block.
+    starts = plain.offsets(bounds)
     inner = []
-    for a, b in zip(bounds, bounds[1:]):
-        inner += _write(_worker["folder"], formatter.planner.shards(entries[a:b]))
-    return entries[: bounds[0]], True, inner, entries[bounds[-1]:], result.excluded
+    for a, b, start, end in zip(bounds, bounds[1:], starts, starts[1:]):
+        inner += _write(_worker["folder"], planner.shards_of_body(body[start:end], b - a, _newest_of(dates[a:b])))
+    head = Piece(body[: starts[0]], bounds[0], _newest_of(dates[: bounds[0]]))
+    tail = Piece(body[starts[-1]:], len(dates) - bounds[-1], _newest_of(dates[bounds[-1]:]))
+    return head, True, inner, tail, []
+
+
+def _format_block(task: bytes | tuple[int, int]):
+    """In a worker: a block's entries, while the list may still fit one file."""
+    result = GenerateResult()
+    entries, hashes = _worker["formatter"].entries(_block(task), result)
+    return entries, hashes, result.excluded
+
+
+def _write_run(run: list[bytes]) -> list[SitemapFile]:
+    """In a worker: the shards of a run completed while formatting only."""
+    return _write(_worker["folder"], _worker["formatter"].planner.shards(run))
+
+
+def _write_pieces(pieces: list[Piece]) -> list[SitemapFile]:
+    """In a worker: the shards of a run that crossed blocks, written."""
+    newest = _newest_of([p.newest.encode("ascii") for p in pieces if p.newest])
+    body = b"".join(p.body for p in pieces)
+    return _write(_worker["folder"], _worker["formatter"].planner.shards_of_body(body, sum(p.count for p in pieces), newest))
 
 
 def _worker_count() -> int:
@@ -230,8 +395,35 @@ def _worker_count() -> int:
     return min(cpus, 4)
 
 
-def _ready() -> None:
-    """A first task, so the pool forks its workers at once."""
+class _InProcess:
+    """The pool's interface, doing each task at once: for a single core."""
+
+    workers = 0
+
+    def __init__(self, options: Options, folder: Path, descriptor: int | None) -> None:
+        _start_worker(options, str(folder), descriptor)
+
+    def submit(self, task, *args) -> concurrent.futures.Future:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        future.set_result(task(*args))
+        return future
+
+    def shutdown(self, cancel_futures: bool = False) -> None:
+        pass
+
+
+def _start_pool(options: Options, folder: Path, descriptor: int | None):
+    workers = _worker_count()
+    if workers == 1:
+        return _InProcess(options, folder, descriptor)
+    # Forked now, while this process is small (a fork copies its memory), and
+    # before anything here starts a thread.
+    pool = concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork"),
+        initializer=_start_worker, initargs=(options, str(folder), descriptor),
+    )
+    pool.workers = workers
+    return pool
 
 
 def write_url_list(source: BinaryIO, options: Options, folder: Path, result: GenerateResult) -> list[SitemapFile]:
@@ -239,27 +431,26 @@ def write_url_list(source: BinaryIO, options: Options, folder: Path, result: Gen
     folder = Path(folder)
     formatter = _BlockFormatter(options)
     sequencer = Sequencer(formatter.planner)
-    written: list[SitemapFile] = []
-    blocks = read_blocks(source)
+    ranges = file_ranges(source)
+    # Blocks, or for a file the ranges each process reads its blocks from.
+    blocks: Iterator = read_blocks(source) if ranges is None else ranges
+    descriptor = None if ranges is None else source.fileno()
+    # Shard files written (lists) or being written (futures of lists), in site order.
+    ordered: list = []
     pool = None
-    workers = _worker_count()
     try:
-        # While the list may still fit one file, this process does the work.
-        for number, block in enumerate(blocks):
-            if number == 1 and workers > 1:
-                # A second block: the list may need shards. Fork the workers now,
-                # while this process is small (a fork copies its memory), and
-                # before anything here starts a thread.
-                pool = concurrent.futures.ProcessPoolExecutor(
-                    workers, mp_context=multiprocessing.get_context("fork"),
-                    initializer=_start_worker, initargs=(options, str(folder)),
-                )
-                pool.submit(_ready).result()
-            written += _write(folder, sequencer.feed(*formatter.entries(block, result)))
-            if not sequencer.single:
-                break
-        if not sequencer.single:
-            written += _shard_in_workers(blocks, pool, workers, options, folder, sequencer, result)
+        first = next(blocks, None)
+        second = None if first is None else next(blocks, None)
+        if second is None:
+            # Most lists are one block: no processes for them.
+            if first is not None:
+                block = first if ranges is None else read_lines(descriptor, *first)
+                ordered.append(_write(folder, sequencer.feed(*formatter.entries(block, result))))
+        else:
+            pool = _start_pool(options, folder, descriptor)
+            _work_in_pool(itertools.chain([first, second], blocks), pool, sequencer, result, ordered)
+        written = [f for part in ordered for f in (part.result() if isinstance(part, concurrent.futures.Future) else part)]
+        sequencer.shards = list(written)
         written += _write(folder, list(finish(sequencer, options, formatter.scope, result)))
     except UnicodeDecodeError as error:
         raise UrlError(f"the URL list is not UTF-8 text ({error.reason} at byte {error.start} of a block)") from None
@@ -269,56 +460,54 @@ def write_url_list(source: BinaryIO, options: Options, folder: Path, result: Gen
     return written
 
 
-def _write_run(run: list[bytes]) -> list[SitemapFile]:
-    """In a worker: the shards of a run that straddled two blocks, written."""
-    return _write(_worker["folder"], _worker["formatter"].planner.shards(run))
+def _work_in_pool(blocks: Iterator, pool, sequencer: Sequencer, result: GenerateResult, ordered: list) -> None:
+    """Hand the blocks to the pool; collect their shards into ``ordered``.
 
+    While the list may still fit one file, workers only format, and this process
+    keeps the entries; once it cannot, workers also cut, compress and write the
+    shards inside their block, and this process joins the runs that straddle two
+    blocks (a worker writes those too), so that it only reads, hands out and
+    keeps count.
+    """
 
-def _shard_in_workers(blocks, pool, workers: int, options, folder, sequencer: Sequencer, result: GenerateResult) -> list[SitemapFile]:
-    threshold = sequencer.planner.threshold
-    if pool is None:
-        written: list[SitemapFile] = []
-        _start_worker(options, str(folder))
-        for block in blocks:
-            head, bounded, inner, tail, excluded = _work_on_block(block, threshold)
+    # The run open across blocks once workers cut shards: pieces from each block.
+    open_run: list[Piece] = []
+
+    def take(task, future: concurrent.futures.Future) -> None:
+        nonlocal open_run
+        if task is _format_block:
+            entries, hashes, excluded = future.result()
             result.excluded.extend(excluded)
-            if not bounded:
-                sequencer.run.extend(head)
-                continue
-            written.extend(_write(folder, sequencer.take_run_through(head)))
-            sequencer.shards.extend(inner)
-            written.extend(inner)
-            sequencer.run = tail
-        return written
-
-    # Shards in site order: lists from the blocks' workers, and futures for the
-    # runs that straddled two blocks, which a worker writes too, so that this
-    # process only reads, hands out and keeps count.
-    ordered: list = []
-
-    def take(outcome) -> None:
-        head, bounded, inner, tail, excluded = outcome
-        result.excluded.extend(excluded)
-        if not bounded:
-            sequencer.run.extend(head)
+            # Runs go out as entries: rendering them here would hold a whole
+            # file's worth of bytes twice.
+            for run in sequencer.feed_runs(entries, hashes):
+                ordered.append(pool.submit(_write_run, run))
             return
-        run = sequencer.run + head
-        if run:
-            ordered.append(pool.submit(_write_run, run))
+        head, bounded, inner, tail, excluded = future.result()
+        result.excluded.extend(excluded)
+        if sequencer.run:
+            # The run the formatting phase left open.
+            open_run.append(Piece.of_entries(sequencer.run))
+            sequencer.run = []
+        open_run.append(head)
+        if not bounded:
+            return
+        if any(piece.count for piece in open_run):
+            ordered.append(pool.submit(_write_pieces, open_run))
         ordered.append(inner)
-        sequencer.run = tail
+        open_run = [tail]
 
-    pending: list[concurrent.futures.Future] = []
+    pending: collections.deque = collections.deque()
     for block in blocks:
-        pending.append(pool.submit(_work_on_block, block, threshold))
+        if sequencer.single:
+            pending.append((_format_block, pool.submit(_format_block, block)))
+        else:
+            pending.append((_work_on_block, pool.submit(_work_on_block, block, sequencer.planner.threshold)))
         # Results are taken in order; a few blocks ahead keep every core busy
         # while memory stays bounded.
-        while len(pending) > workers + 1:
-            take(pending.pop(0).result())
-    for future in pending:
-        take(future.result())
-    written = []
-    for part in ordered:
-        written.extend(part.result() if isinstance(part, concurrent.futures.Future) else part)
-    sequencer.shards.extend(written)
-    return written
+        while len(pending) > pool.workers + 1:
+            take(*pending.popleft())
+    while pending:
+        take(*pending.popleft())
+    if any(piece.count for piece in open_run):
+        ordered.append(pool.submit(_write_pieces, open_run))

@@ -17,11 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import __version__, writer
-from .check import check_site
 from .errors import ConfigError, SitemapkitError
 from .model import Options, Page
-from .site import build_site
-from .bulk import write_url_list
 from .sitemap import GenerateResult
 
 # Pages a static site writes that are never content to index.
@@ -83,7 +80,13 @@ def find_pages(site_dir: Path) -> Iterator[Page]:
             yield Page(url, source=path, output=path)
 
 
+# Each command imports what only it needs, so `generate` on a huge list starts
+# quickly.
+
+
 def cmd_build(args: argparse.Namespace) -> int:
+    from .site import build_site
+
     options = _options(args, _BUILD_OPTIONS)
     site_dir = Path(args.site_dir)
     if not site_dir.is_dir():
@@ -96,6 +99,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    from .bulk import write_url_list
+
     options = _options(args, _GENERATE_OPTIONS)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -111,6 +116,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from .check import check_site
+
     Options(base_url=args.base_url)  # the same check of the base URL as every command
     result = check_site(Path(args.site_dir), args.base_url, entry=args.filename)
     for problem in result.problems:

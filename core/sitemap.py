@@ -171,17 +171,21 @@ _LASTMOD_TEXT = re.compile(rb"<lastmod>([^<]+)</lastmod>")
 
 
 def _newest_lastmod(body: bytes) -> str | None:
-    """The newest ``<lastmod>`` in a shard's entries, as written.
+    """The newest ``<lastmod>`` in a shard's entries, as written."""
+    return _newest_of(_LASTMOD_TEXT.findall(body))
+
+
+def _newest_of(dates: list[bytes]) -> str | None:
+    """The newest of lastmod texts (empty ones ignored), as written.
 
     Offsets stay within a day of UTC, so nothing whose calendar day is two days
     before the latest day written can be the newest: only the few dates near the
     top are parsed and compared as instants.
     """
-    dates = _LASTMOD_TEXT.findall(body)
-    if not dates:
+    latest = max(dates, default=b"")
+    if not latest:
         return None
-    latest_day = max(dates)[:10].decode("ascii")
-    floor = (dt.date.fromisoformat(latest_day) - dt.timedelta(days=2)).isoformat().encode("ascii")
+    floor = (dt.date.fromisoformat(latest[:10].decode("ascii")) - dt.timedelta(days=2)).isoformat().encode("ascii")
     candidates = {d.decode("ascii") for d in filter(floor.__le__, dates)}
     return max(sorted(candidates), key=lambda text: format_lastmod(text)[1])
 
@@ -281,19 +285,31 @@ class ShardPlanner:
     def render(self, entries: list[bytes], name: str | None = None) -> SitemapFile:
         """One sitemap file of ``entries``; shards are named after their first URL."""
         body = b"\n".join(entries) + b"\n"
+        newest = None if self.text_format else _newest_lastmod(body)
+        return self._file(body, len(entries), newest, name)
+
+    def _file(self, body: bytes, count: int, newest: str | None, name: str | None = None) -> SitemapFile:
         alternates = not self.text_format and _ALTERNATE_MARK in body
         data = self.heads[alternates] + body + self.foot
         if name is None:
-            first = entries[0] if self.text_format else entries[0][10:entries[0].index(b"</loc>")]
+            first = body[: body.index(b"\n")] if self.text_format else body[10 : body.index(b"</loc>")]
             # Named by its first URL, not its position: a shard split elsewhere in
             # the site does not rename (and so re-send) every shard after it.
             name = f"{self.stem}-{hashlib.blake2b(first, digest_size=5).hexdigest()}{self.suffix}"
         kind = "text" if self.text_format else "urlset"
-        newest = None if self.text_format else _newest_lastmod(body)
-        return SitemapFile(name, data, kind, len(entries), newest, gzip=self.options.gzip and name != self.options.filename)
+        return SitemapFile(name, data, kind, count, newest, gzip=self.options.gzip and name != self.options.filename)
 
     def shards(self, run: list[bytes], alternates: bool = False) -> list[SitemapFile]:
         return [self.render(run[a:b]) for a, b in self.cut(run, alternates)]
+
+    def shards_of_body(self, body: bytes, count: int, newest: str | None) -> list[SitemapFile]:
+        """The shards of one run given as its ``count`` ``<url>`` entries without
+        hreflang links, each followed by a line break, and their newest lastmod:
+        the same files :meth:`shards` makes of the entries, without splitting
+        them apart when the run fits one file, as runs almost always do."""
+        if self.fits_one_file(count, len(body), False):
+            return [self._file(body, count, newest)]
+        return self.shards(body[:-1].split(b"\n"))
 
 
 class Sequencer:
@@ -318,6 +334,13 @@ class Sequencer:
 
     def feed(self, entries: list[bytes], hashes: list[int], alternates: bool = False) -> list[SitemapFile]:
         """``hashes``: crc32 of each entry's loc (see ShardPlanner.boundaries)."""
+        files = [f for run in self.feed_runs(entries, hashes, alternates) for f in self.planner.shards(run, self.alternates)]
+        self._remember(files)
+        return files
+
+    def feed_runs(self, entries: list[bytes], hashes: list[int], alternates: bool = False) -> list[list[bytes]]:
+        """Like :meth:`feed`, but the runs completed (each from one boundary to the
+        next) are returned as entries, for the caller to cut into shards."""
         if self.single:
             self.held.extend(entries)
             self.held_hashes.extend(hashes)
@@ -336,28 +359,15 @@ class Sequencer:
             upto = min(bisect.bisect_right(cumulative, room) + 1, self.planner.max_urls + 1, len(entries))
             self.planner.choose_boundaries(cumulative[upto - 1] // upto)
         self.alternates = self.alternates or alternates
-        return self.feed_with_boundaries(entries, self.planner.boundaries(hashes))
-
-    def feed_with_boundaries(self, entries: list[bytes], bounds: list[int]) -> list[SitemapFile]:
+        bounds = self.planner.boundaries(hashes)
         if not bounds:
             self.run.extend(entries)
             return []
         self.run.extend(entries[: bounds[0]])
-        files = self.planner.shards(self.run, self.alternates) if self.run else []
-        for a, b in zip(bounds, bounds[1:]):
-            files += self.planner.shards(entries[a:b], self.alternates)
+        runs = [self.run] if self.run else []
+        runs += [entries[a:b] for a, b in zip(bounds, bounds[1:])]
         self.run = entries[bounds[-1]:]
-        self._remember(files)
-        return files
-
-    def take_run_through(self, head: list[bytes]) -> list[SitemapFile]:
-        """Close the open run with ``head`` (entries before another batch's first
-        boundary); used when batches are cut into shards elsewhere."""
-        self.run.extend(head)
-        files = self.planner.shards(self.run, self.alternates) if self.run else []
-        self.run = []
-        self._remember(files)
-        return files
+        return runs
 
     def _remember(self, files: list[SitemapFile]) -> None:
         # The index needs names, counts and dates only; keeping the bytes would

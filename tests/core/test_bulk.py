@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from conftest import sitemap_entries
 from sitemapkit import Options, Page, UrlError
+from sitemapkit import bulk
 from sitemapkit.bulk import plain_block_entries, write_url_list
 from sitemapkit.sitemap import GenerateResult, _Formatter, generate
 from sitemapkit.urls import Scope
@@ -53,6 +54,29 @@ def test_impossible_dates_take_the_careful_path(date: str) -> None:
     assert plain_block_entries(f"a\t{date}\nb\n".encode(), BASE.encode()) is None
 
 
+def test_quick_path_knows_the_calendar() -> None:
+    """It takes a day exactly when it exists (leap years, year 0 which does not)."""
+    import datetime as dt
+
+    for year in (0, 1, 4, 100, 1900, 2000, 2023, 2024, 2100, 2400, 9999):
+        for month in range(14):
+            for day in range(33):
+                text = f"{year:04d}-{month:02d}-{day:02d}"
+                try:
+                    dt.date.fromisoformat(text)
+                    exists = True
+                except ValueError:
+                    exists = False
+                quick = plain_block_entries(f"a\t{text}\n".encode(), BASE.encode())
+                assert (quick is not None) == exists, text
+
+
+def test_blank_relative_line_is_no_page() -> None:
+    """A blank line in a relative list is skipped, as the careful path skips it,
+    never read as the base URL itself."""
+    assert plain_block_entries(b"a\n\nb\n", BASE.encode()) is None
+
+
 @pytest.mark.parametrize(
     "line",
     ["https://other.org/x", "/abs", "a/../b", "x#frag", "", "# comment", "bad\x01ctl", "a\tyesterday", "https://example.org:443/docs/a"],
@@ -71,31 +95,73 @@ def make_list(n: int, seed: int = 7) -> list[str]:
     return [p + rng.choice(["", "\t2024-05-01", "\t2024-05-01T10:00:00+02:00"]) for p in sorted(rows)]
 
 
+@pytest.mark.parametrize("source_kind", ["file", "stream"])
+@pytest.mark.parametrize("workers", [2, 1])
 @pytest.mark.parametrize("n", [50, 3000])
-def test_parallel_writer_matches_page_generator(tmp_path: Path, n: int) -> None:
-    """Worker processes, block boundaries and stitching change nothing in the output."""
+def test_parallel_writer_matches_page_generator(tmp_path: Path, n: int, workers: int, source_kind: str, monkeypatch) -> None:
+    """Worker processes (or one process), block boundaries, workers reading their
+    own blocks from a file, and stitching change nothing in the output."""
     options = Options(base_url=BASE, max_urls=100, max_bytes=65536, gzip=False)
     lines = make_list(n)
-    source = io.BytesIO(("\n".join(lines) + "\n").encode())
-    import sitemapkit.bulk as bulk
-
-    original = bulk.BLOCK_BYTES
-    bulk.BLOCK_BYTES = 4096  # many blocks, so workers and stitching are exercised
-    try:
-        result = GenerateResult()
-        written = write_url_list(source, options, tmp_path, result)
-    finally:
-        bulk.BLOCK_BYTES = original
+    # Lines longer than a block (some blocks then hold no line start at all): one
+    # listed, one too long for a sitemap, left out by either path.
+    lines[n // 3] = lines[n // 3].partition("\t")[0] + "/" + "y" * 1500
+    lines[n // 2] = lines[n // 2].partition("\t")[0] + "/" + "x" * 9000
+    text = ("\n".join(lines)).encode()  # the last line without its break
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.setattr(bulk, "BLOCK_BYTES", 1024)  # many blocks, so stitching is exercised
+    monkeypatch.setattr(bulk, "_worker_count", lambda: workers)
+    result = GenerateResult()
+    if source_kind == "file":
+        (tmp_path / "urls.tsv").write_bytes(text)
+        with open(tmp_path / "urls.tsv", "rb") as source:
+            written = write_url_list(source, options, out, result)
+    else:
+        written = write_url_list(io.BytesIO(text), options, out, result)
     pages = []
     for line in lines:
         url, _, lastmod = line.partition("\t")
         pages.append(Page(url, lastmod=lastmod or None))
     expected = {f.name: f.data for f in generate(pages, options)}
-    got = {f.name: (tmp_path / f.name).read_bytes() for f in written}
+    got = {f.name: (out / f.name).read_bytes() for f in written}
     assert got == expected
-    assert result.urls == n
+    assert result.urls == n - 1
+    assert [(e.reason, len(e.loc)) for e in result.excluded] == [("too long", len(lines[n // 2]))]
     assert len(written) > (30 if n > 1000 else 0)
-    assert len(sitemap_entries(tmp_path)) == n
+    assert len(sitemap_entries(out)) == n - 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+       st.booleans(), st.integers(1, 64), st.integers(0, 5))
+def test_blocks_read_from_ranges_are_the_lines_of_the_file(tmp_path_factory, lines, last_break, size, skip) -> None:
+    """Each line is read exactly once, by the range it starts in, whatever the sizes."""
+    text = b"\n".join(lines) + (b"\n" if last_break and lines else b"")
+    path = tmp_path_factory.mktemp("ranges") / "list.tsv"
+    path.write_bytes(text)
+    with open(path, "rb") as source:
+        source.read(min(skip, len(text)))  # ranges start where the reader stands
+        start = source.tell()
+        bulk_size, bulk.BLOCK_BYTES = bulk.BLOCK_BYTES, size
+        try:
+            ranges = list(bulk.file_ranges(source))
+        finally:
+            bulk.BLOCK_BYTES = bulk_size
+        blocks = [bulk.read_lines(source.fileno(), a, b) for a, b in ranges]
+    rest = text[start:]
+    # The lines from the reader's position on (a line it stands inside included:
+    # its tail is what a stream would give), each ending in a break.
+    expected = rest + (b"\n" if rest and not rest.endswith(b"\n") else b"")
+    if start > 0 and text[start - 1:start] != b"\n":
+        # A range starting mid-line skips to the next line start, as a worker must.
+        expected = expected[expected.find(b"\n") + 1:] if b"\n" in expected else b""
+    assert b"".join(blocks) == expected
+    assert all(block.endswith(b"\n") for block in blocks if block)
+
+
+def test_standard_input_is_read_as_a_stream() -> None:
+    assert bulk.file_ranges(io.BytesIO(b"a\n")) is None
 
 
 def test_not_utf8_is_a_clear_error(tmp_path: Path) -> None:
