@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import codecs
 import functools
+import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -47,8 +48,15 @@ HEAD_READ_LIMIT = 65_536
 # and </head> tags still starts its body with <body.
 _HEAD_END = re.compile(rb"</head[\s>]|<body[\s>/]", re.IGNORECASE)
 
-# Most heads end within this; only a page whose head does not is read further.
-_FIRST_READ = 16_384
+# Reads grow through these sizes until the head has ended. Most heads end within
+# the first (a Pelican or Sphinx head is 1-3 KiB); reading 16 KiB at once cost
+# 1.2 µs a page more, more than the second read a longer head then needs.
+_READ_SIZES = (4_096, 16_384, HEAD_READ_LIMIT)
+# The longest match of _HEAD_END, less one: a new read is searched from this many
+# bytes before its start, so a tag cut in two by a read is still found.
+_HEAD_END_OVERLAP = len(b"</head>") - 1
+# Windows would translate line ends without O_BINARY.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 # Attribute values the checks look for, searched in the lowercased head before
 # paying for a parse. A page that has none of them is passed over unparsed.
@@ -124,18 +132,15 @@ def check_built_page(
     if not (noindex or canonical or redirects):
         return None, None
     markers = _markers(noindex, canonical, redirects)
-    with open(path, "rb") as page:
-        head = page.read(_FIRST_READ)
-        end = _HEAD_END.search(head)
-        if end is None and len(head) == _FIRST_READ:
-            head += page.read(HEAD_READ_LIMIT - _FIRST_READ)
-            end = _HEAD_END.search(head)
-    if end is not None:
-        head = head[: end.start()]
+    head = _read_head(path)
     lowered = head.lower()
-    hits = [marker for marker in markers if marker in lowered]
-    if not hits:
+    # Most pages hold no marker: a plain loop finds that without building a list.
+    for marker in markers:
+        if marker in lowered:
+            break
+    else:
         return None, None
+    hits = [marker for marker in markers if marker in lowered]
     if hits == [b"canonical"] and lowered.count(b"canonical") == 1:
         # The common case, kept cheap: the one canonical link names the page itself,
         # written exactly as its URL (as MkDocs, Material and Sphinx write it).
@@ -173,6 +178,37 @@ def check_built_page(
     if canonical_target is not None:
         return "canonical", canonical_target
     return None, None
+
+
+def _read_head(path: Path | str) -> bytes:
+    """The start of the file up to where its head ends, at most HEAD_READ_LIMIT bytes.
+
+    os.open and os.read rather than open(): the file object's buffer and checks
+    cost about as much as the reading itself (4 of 13 microseconds a page).
+    """
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        head = os.read(fd, _READ_SIZES[0])
+        end = _HEAD_END.search(head)
+        if end is not None:
+            return head[: end.start()]
+        for size in _READ_SIZES:
+            searched_from = max(0, len(head) - _HEAD_END_OVERLAP)
+            # A regular file returns less than asked for only at its end, but a
+            # read may also stop short (a signal, some network file systems).
+            while len(head) < size:
+                chunk = os.read(fd, size - len(head))
+                if not chunk:
+                    break
+                head += chunk
+            end = _HEAD_END.search(head, searched_from)
+            if end is not None:
+                return head[: end.start()]
+            if len(head) < size:
+                return head  # the whole file, and no end of head in it
+        return head
+    finally:
+        os.close(fd)
 
 
 def comparable_url(url: str) -> str:

@@ -38,9 +38,11 @@ The signals, in the order Pelican sends them in each run:
   relative ``SITEURL`` (the usual development setting) is a warning, and no sitemap;
   ``pelican --fatal warnings`` turns it into a failure.
 - ``content_written`` (each HTML file the writer wrote, with its template context):
-  turn it into a :class:`sitemapkit.Page`.
-- ``finalized``: hand the pages to :func:`sitemapkit.build_site`, which writes the
-  sitemap files and merges the ``Sitemap:`` line into an existing robots.txt.
+  keep what the file is listed by (its article or page, or the listing's pager
+  and taxonomy); nothing more, as this runs once per file, in between renders.
+- ``finalized``: turn what was written into :class:`sitemapkit.Page` values and
+  hand them to :func:`sitemapkit.build_site`, which writes the sitemap files and
+  merges the ``Sitemap:`` line into an existing robots.txt.
 
 i18n_subsites (pelican-i18n-subsites): one sitemap for all languages. Each sub-site is
 a Pelican run nested inside the main one, writing into a folder inside the main
@@ -61,6 +63,8 @@ import dataclasses
 import functools
 import logging
 import os
+import re
+import string
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -121,7 +125,10 @@ class _Run:
         #: None: no sitemap from this run (SITEURL is not absolute).
         self.options = options
         self.kinds = kinds
-        self.pages: list[Page] = []
+        #: What each content_written signal said, in order; see record_written.
+        self.written: list[_Written] = []
+        #: Pages handed over, ready-made, by i18n sub-sites nested in this run.
+        self.handed_over: list[Page] = []
         # save_as of each direct template -> (kind, URL)
         self.direct_templates: dict[str, tuple[str, str]] = {}
         for name in settings.get("DIRECT_TEMPLATES", ()):
@@ -131,10 +138,20 @@ class _Run:
                 self.direct_templates[save_as] = (_DIRECT_TEMPLATE_KINDS.get(name, "other"), url)
         # output file -> template source, for TEMPLATE_PAGES
         self.template_pages = {dest: source for source, dest in (settings.get("TEMPLATE_PAGES") or {}).items()}
+        # Every PAGINATION_PATTERNS rule formats the URL as it formats the file name
+        # (Pelican's default rules do): a later page's URL is then the file written,
+        # as the same formatting of the same values cannot differ.
+        self.pager_url_is_file = all(
+            _same_formatting(rule[1], rule[2]) for rule in settings.get("PAGINATION_PATTERNS") or ()
+        )
         # id(article) -> its URL. Pelican formats ``url`` anew on each access, and
         # listing pages name every article again: on a large site that repeated
-        # formatting would cost more than the whole sitemap.
+        # formatting would cost more than the whole sitemap. The ids stay valid:
+        # ``written`` holds every object they are ids of.
         self._urls: dict[int, str] = {}
+        # (kind, in the default language) -> how the URL follows from the file
+        # written; see content_url.
+        self._url_rules: dict[tuple[str, bool], str | None] = {}
 
     def url_of(self, content) -> str:
         url = self._urls.get(id(content))
@@ -142,17 +159,35 @@ class _Run:
             url = self._urls[id(content)] = content.url
         return url
 
+    def urls_of(self, articles) -> tuple[str, ...]:
+        """The URLs of a listing's articles; all known by then, as a rule (Pelican
+        writes articles before the listings that show them)."""
+        try:
+            return tuple(map(self._urls.__getitem__, map(id, articles)))
+        except KeyError:
+            return tuple(map(self.url_of, articles))
+
     def content_url(self, content, kind: str, output_file: str) -> str:
         """``content.url``, read off the file just written where the URL setting is
         the save-as setting or that minus ``index.html`` (the usual two cases):
         the same formatting of the same template cannot differ, and it saves
         formatting every URL once more."""
         if not hasattr(content, "override_url") and not hasattr(content, "override_save_as"):
-            prefix = ("ARTICLE" if kind == "articles" else "PAGE") + ("_" if content.in_default_lang else "_LANG_")
-            url_setting, save_as_setting = self.settings.get(prefix + "URL"), self.settings.get(prefix + "SAVE_AS")
-            if url_setting == save_as_setting:
+            rule_key = (kind, content.in_default_lang)
+            rule = self._url_rules.get(rule_key, "unknown")
+            if rule == "unknown":
+                prefix = ("ARTICLE" if kind == "articles" else "PAGE") + ("_" if rule_key[1] else "_LANG_")
+                url_setting, save_as_setting = self.settings.get(prefix + "URL"), self.settings.get(prefix + "SAVE_AS")
+                if url_setting == save_as_setting:
+                    rule = "file"
+                elif isinstance(url_setting, str) and url_setting + "index.html" == save_as_setting:
+                    rule = "folder"
+                else:
+                    rule = None
+                self._url_rules[rule_key] = rule
+            if rule == "file":
                 self._urls[id(content)] = output_file
-            elif isinstance(url_setting, str) and url_setting + "index.html" == save_as_setting:
+            elif rule == "folder":
                 self._urls[id(content)] = output_file[: -len("index.html")]
         return self.url_of(content)
 
@@ -245,55 +280,96 @@ def _read_kinds(value: Any) -> dict[str, bool]:
     return kinds
 
 
+# What record_written keeps of one written file: its path, ``output_file``, and
+# either its article or page with the kind, or the context entries of a listing.
+_Written = tuple[str, str, str, Any, "tuple[Any, ...] | None"]
+# The context entries a listing page is listed by (see _listing_page), in this order.
+_LISTING_KEYS = ("articles_page", "dates_page", "tag", "category", "author", "period", "period_archives", "articles")
+
+
 def record_written(path: str, context: dict[str, Any]) -> None:
-    """One HTML file the writer wrote; ``context`` is the one its template saw."""
+    """One HTML file the writer wrote; ``context`` is the one its template saw.
+
+    Only what the page is listed by is kept here (the context is a copy made for
+    this one file); ``finish_run`` makes the pages. This runs between two page
+    renders, with little of this module in the CPU's caches, where each step
+    costs several times what it costs in one loop at the end: making the pages
+    here took about 50 ms of a 2,000-article build, in one loop at the end 17 ms
+    (``tests/benchmarks/bench_pelican.py``).
+    """
     run = _runs.get(_key(context.get("OUTPUT_PATH", "")))
     if run is None or run.options is None:
         return
-    page = _page_for(run, path, context)
-    if page is not None:
-        run.pages.append(page)
-
-
-def _page_for(run: _Run, path: str, context: dict[str, Any]) -> Page | None:
-    output_file = context.get("output_file", "")
-    kind = "articles" if context.get("article") is not None else "pages"
-    content = context.get("article") if kind == "articles" else context.get("page")
+    article = context.get("article")
+    kind, content = ("articles", article) if article is not None else ("pages", context.get("page"))
     if content is not None and hasattr(content, "status"):
-        if not run.kinds[kind] or content.status != "published":
-            return None
-        translation_key, hreflang = None, None
-        translations = getattr(content, "translations", None)
-        if translations:
-            # Every version of a text carries the same set of source files, in this
-            # run and in i18n sub-sites alike.
-            translation_key = min([content.source_path, *(t.source_path for t in translations)])
-            hreflang = content.lang
-        return Page(
-            run.content_url(content, kind, output_file),
-            lastmod=getattr(content, "modified", None) or getattr(content, "date", None),
-            # Strings: the core takes them as they are (no Path per page).
-            source=content.source_path,
-            output=path,
-            hreflang=hreflang,
-            translation_key=translation_key,
-            # Unlisted pages still date the listings that show them.
-            listed=_listed(content),
-        )
+        run.written.append((path, context.get("output_file", ""), kind, content, None))
+    else:
+        run.written.append((path, context.get("output_file", ""), "", None, tuple(map(context.get, _LISTING_KEYS))))
 
-    # A listing page. Later pages of a paginated listing have the URL of their
-    # PAGINATION_PATTERNS rule; the first is the listing's own (the one every theme
-    # links to) unless a rule moved it to another file.
-    pager = context.get("articles_page") or context.get("dates_page")
+
+def _pages(run: _Run) -> list[Page]:
+    """The pages of what this run wrote, in the order written."""
+    pages = []
+    for path, output_file, kind, content, listing in run.written:
+        if content is not None:
+            page = _content_page(run, path, output_file, kind, content)
+        else:
+            page = _listing_page(run, path, output_file, listing)
+        if page is not None:
+            pages.append(page)
+    return pages
+
+
+def _content_page(run: _Run, path: str, output_file: str, kind: str, content) -> Page | None:
+    """An article or page (or a translation of one)."""
+    if not run.kinds[kind] or content.status != "published":
+        return None
+    translation_key, hreflang = None, None
+    translations = getattr(content, "translations", None)
+    if translations:
+        # Every version of a text carries the same set of source files, in this
+        # run and in i18n sub-sites alike.
+        translation_key = min([content.source_path, *(t.source_path for t in translations)])
+        hreflang = content.lang
+    return Page(
+        run.content_url(content, kind, output_file),
+        lastmod=getattr(content, "modified", None) or getattr(content, "date", None),
+        # Strings: the core takes them as they are (no Path per page).
+        source=content.source_path,
+        output=path,
+        hreflang=hreflang,
+        translation_key=translation_key,
+        # Unlisted pages still date the listings that show them.
+        listed=_listed(content),
+    )
+
+
+def _listing_page(run: _Run, path: str, output_file: str, listing: tuple[Any, ...]) -> Page | None:
+    """An index, category, tag, author, archives or template page; ``listing``
+    holds the context entries named in _LISTING_KEYS."""
+    articles_page, dates_page, tag, category, author, period, period_archives, articles = listing
+    # Later pages of a paginated listing have the URL of their PAGINATION_PATTERNS
+    # rule; the first is the listing's own (the one every theme links to) unless a
+    # rule moved it to another file.
+    pager = articles_page or dates_page
     base_save_as = pager.full_name if pager is not None else output_file
+    # Pages after the first have the pager's URL; the listing's own is worked out
+    # only for the first (Pelican formats each anew).
+    paged = pager is not None and (pager.number > 1 or output_file != base_save_as)
     source = None
-    for name, listing_kind in (("tag", "tags"), ("category", "categories"), ("author", "authors")):
-        if context.get(name) is not None:
-            kind, url = listing_kind, context[name].url
+    url = ""
+    for named, listing_kind in ((tag, "tags"), (category, "categories"), (author, "authors")):
+        if named is not None:
+            kind = listing_kind
+            if not paged:
+                url = named.url
             break
     else:
-        if context.get("period") is not None:
-            kind, url = "archives", _period_url(context, base_save_as)
+        if period is not None:
+            kind = "archives"
+            if not paged:
+                url = _period_url(period_archives, base_save_as)
         elif base_save_as in run.direct_templates:
             kind, url = run.direct_templates[base_save_as]
         elif output_file in run.template_pages:
@@ -306,13 +382,12 @@ def _page_for(run: _Run, path: str, context: dict[str, Any]) -> Page | None:
     # These may be any file a template renders (robots.txt, a JSON search index).
     if kind in ("template_pages", "other") and not output_file.endswith((".html", ".htm")):
         return None
-    if pager is not None and (pager.number > 1 or output_file != base_save_as):
-        url = pager.url
+    if paged:
+        url = output_file if run.pager_url_is_file else pager.url
     if kind in ("template_pages", "other"):
         members = ()
     else:
-        shown = pager.object_list if pager is not None else context.get("articles") or ()
-        members = tuple(run.url_of(article) for article in shown)
+        members = run.urls_of(pager.object_list if pager is not None else articles or ())
     return Page(url, source=source, output=path, members=members)
 
 
@@ -332,12 +407,25 @@ def _listed(content) -> bool:
     return True
 
 
-def _period_url(context: dict[str, Any], save_as: str) -> str:
-    for periods in (context.get("period_archives") or {}).values():
+def _period_url(period_archives: dict[str, Any] | None, save_as: str) -> str:
+    for periods in (period_archives or {}).values():
         for period in periods:
             if period.get("save_as") == save_as:
                 return period["url"]
     return _folder_url(save_as)
+
+
+def _same_formatting(url: Any, save_as: Any) -> bool:
+    """Whether a pagination rule's URL and save-as templates always give the same
+    text: the same string, naming neither of the two values that differ between
+    them (``{url}``, ``{save_as}``)."""
+    if not isinstance(url, str) or url != save_as:
+        return False
+    try:
+        fields = {re.split(r"[.\[]", name, maxsplit=1)[0] for _, name, _, _ in string.Formatter().parse(url) if name}
+    except ValueError:  # not a valid template: Pelican says so when it formats it
+        return False
+    return not fields & {"url", "save_as"}
 
 
 def _folder_url(save_as: str) -> str:
@@ -355,12 +443,13 @@ def finish_run(pelican) -> None:
     run = _runs.pop(_key(pelican.settings["OUTPUT_PATH"]), None)
     if run is None or run.options is None:
         return
+    pages = run.handed_over + _pages(run)
     outer = _containing_run(run)
     if outer is not None and outer.options is not None and _is_below(run.site_url, outer.site_url):
-        outer.pages.extend(_absolute(page, run.site_url) for page in run.pages)
+        outer.handed_over.extend(_absolute(page, run.site_url) for page in pages)
         return
     try:
-        report = sitemapkit.build_site(run.pages, run.options, Path(run.output_dir))
+        report = sitemapkit.build_site(pages, run.options, Path(run.output_dir))
     except ConfigError as error:
         setting = "SITEURL" if error.option == "base_url" else f"{SETTING}[{error.option!r}]"
         raise SitemapkitConfigError(setting, error.problem) from None

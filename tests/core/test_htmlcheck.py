@@ -171,6 +171,21 @@ def test_head_past_the_read_limit_is_not_seen(tmp_path):
     assert check_built_page(page, PAGE_URL) == ("noindex", None)
 
 
+@pytest.mark.parametrize("boundary", [4_096, 16_384])
+@pytest.mark.parametrize("shift", [-8, -7, -6, -3, -1, 0, 1])
+@pytest.mark.parametrize("head_end", ["</head>", "<body>"])
+def test_the_end_of_the_head_is_found_across_reads(tmp_path, boundary, shift, head_end):
+    # The file is read in growing pieces; where the head ends must not depend on
+    # where a piece ends. A noindex just after the head must not count.
+    start = '<html><head><meta name="description" content="'
+    end = '">' + head_end
+    padding = "x" * (boundary + shift - len(start) - len('">'))
+    page = tmp_path / "page.html"
+    page.write_text(start + padding + end + '<meta name="robots" content="noindex"><p>Text</p>', encoding="ascii")
+    assert page.read_bytes().index(head_end.encode()) == boundary + shift
+    assert check_built_page(page, PAGE_URL) == (None, None)
+
+
 @pytest.mark.parametrize(
     ("encoding", "page_url", "href"),
     [

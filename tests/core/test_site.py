@@ -149,6 +149,33 @@ class TestBuildSite:
         assert entries["https://example.org/b/"]["lastmod"] == "2024-04-01T10:30:00+00:00"
         assert entries["https://example.org/tags/x/"]["lastmod"] == "2024-04-01T10:30:00+00:00"
 
+    def test_a_listing_page_dated_by_its_members_keeps_everything_else(self, tmp_path: Path) -> None:
+        # build_site makes a copy of the listing page to give it its date (and of
+        # a page to give it its file's): nothing else of it may change.
+        src = tmp_path / "src.md"
+        src.write_text("x")
+        os.utime(src, (1_600_000_000, 1_600_000_000))
+        pages = [
+            Page("a/", lastmod=dt.datetime(2024, 3, 1, 12, 30, tzinfo=dt.timezone(dt.timedelta(hours=2)))),
+            Page("b/", source=src, changefreq="weekly", priority=0.2),
+            Page("en/tags/x/", members=("a/", "/b/", "https://example.org/elsewhere/"), changefreq="daily",
+                 priority=0.3, hreflang="en", translation_key="tags-x"),
+            Page("de/tags/x/", members=("a/",), hreflang="de", translation_key="tags-x"),
+        ]
+        out = tmp_path / "out"
+        out.mkdir()
+        build_site(pages, Options(base_url=BASE, robots_txt=False, lastmod="mtime"), out)
+        text = (out / "sitemap.xml").read_text()
+        entries = sitemap_entries(out)
+        assert entries["https://example.org/en/tags/x/"] == {
+            "lastmod": "2024-03-01T12:30:00+02:00",
+            "alternates": [("de", "https://example.org/de/tags/x/"), ("en", "https://example.org/en/tags/x/")],
+        }
+        assert ("<loc>https://example.org/en/tags/x/</loc><lastmod>2024-03-01T12:30:00+02:00</lastmod>"
+                "<changefreq>daily</changefreq><priority>0.3</priority>") in text
+        assert ("<loc>https://example.org/b/</loc><lastmod>2020-09-13T12:26:40+00:00</lastmod>"
+                "<changefreq>weekly</changefreq><priority>0.2</priority>") in text
+
     def test_left_out_members_still_date_their_listing(self, tmp_path: Path) -> None:
         (tmp_path / "hidden.html").write_text('<html><head><meta name="robots" content="noindex"></head></html>')
         pages = [
