@@ -398,8 +398,6 @@ def _worker_count() -> int:
 class _InProcess:
     """The pool's interface, doing each task at once: for a single core."""
 
-    workers = 0
-
     def __init__(self, options: Options, folder: Path, descriptor: int | None) -> None:
         _start_worker(options, str(folder), descriptor)
 
@@ -413,17 +411,18 @@ class _InProcess:
 
 
 def _start_pool(options: Options, folder: Path, descriptor: int | None):
+    """The workers, and how many blocks to hand out ahead of the one awaited."""
     workers = _worker_count()
     if workers == 1:
-        return _InProcess(options, folder, descriptor)
+        return _InProcess(options, folder, descriptor), 0
     # Forked now, while this process is small (a fork copies its memory), and
     # before anything here starts a thread.
     pool = concurrent.futures.ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("fork"),
         initializer=_start_worker, initargs=(options, str(folder), descriptor),
     )
-    pool.workers = workers
-    return pool
+    # A few blocks ahead keep every core busy while memory stays bounded.
+    return pool, workers + 1
 
 
 def write_url_list(source: BinaryIO, options: Options, folder: Path, result: GenerateResult) -> list[SitemapFile]:
@@ -447,8 +446,8 @@ def write_url_list(source: BinaryIO, options: Options, folder: Path, result: Gen
                 block = first if ranges is None else read_lines(descriptor, *first)
                 ordered.append(_write(folder, sequencer.feed(*formatter.entries(block, result))))
         else:
-            pool = _start_pool(options, folder, descriptor)
-            _work_in_pool(itertools.chain([first, second], blocks), pool, sequencer, result, ordered)
+            pool, ahead = _start_pool(options, folder, descriptor)
+            _work_in_pool(itertools.chain([first, second], blocks), pool, ahead, sequencer, result, ordered)
         written = [f for part in ordered for f in (part.result() if isinstance(part, concurrent.futures.Future) else part)]
         sequencer.shards = list(written)
         written += _write(folder, list(finish(sequencer, options, formatter.scope, result)))
@@ -460,7 +459,7 @@ def write_url_list(source: BinaryIO, options: Options, folder: Path, result: Gen
     return written
 
 
-def _work_in_pool(blocks: Iterator, pool, sequencer: Sequencer, result: GenerateResult, ordered: list) -> None:
+def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, result: GenerateResult, ordered: list) -> None:
     """Hand the blocks to the pool; collect their shards into ``ordered``.
 
     While the list may still fit one file, workers only format, and this process
@@ -503,9 +502,8 @@ def _work_in_pool(blocks: Iterator, pool, sequencer: Sequencer, result: Generate
             pending.append((_format_block, pool.submit(_format_block, block)))
         else:
             pending.append((_work_on_block, pool.submit(_work_on_block, block, sequencer.planner.threshold)))
-        # Results are taken in order; a few blocks ahead keep every core busy
-        # while memory stays bounded.
-        while len(pending) > pool.workers + 1:
+        # Results are taken in order, `ahead` blocks behind the newest handed out.
+        while len(pending) > ahead:
             take(*pending.popleft())
     while pending:
         take(*pending.popleft())

@@ -36,6 +36,10 @@ _DOT_SEGMENT = re.compile(r"(?:^|/)\.\.?(?:/|$|\?)")
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=@/?]*")
 
 
+def _is_plain_path(text: str) -> bool:
+    return bool(_PLAIN_PATH.fullmatch(text)) and not text.startswith(("/", ".")) and "/." not in text
+
+
 def _resolve(base: str, reference: str) -> str:
     """RFC 3986 section 5.2 for a path reference against an absolute base.
 
@@ -146,7 +150,7 @@ class Scope:
         Raises :class:`OutOfScope` for URLs the sitemap may not list and
         :class:`UrlError` for URLs that can never be written.
         """
-        if _PLAIN_PATH.fullmatch(url) and not url.startswith(("/", ".")) and "/." not in url:
+        if _is_plain_path(url):
             # The most common case of all, a clean relative path: the branch
             # below for it without its checks, each of which it passes.
             loc = self.prefix + url
@@ -157,7 +161,7 @@ class Scope:
             # Already absolute and in scope (adapters often hand such URLs, and
             # build_site hands its own): encode the rest, skip the parsing.
             rest = url[len(self.prefix):]
-            if _PLAIN_PATH.fullmatch(rest) and not rest.startswith(("/", ".")) and "/." not in rest:
+            if _is_plain_path(rest):
                 if len(url) > MAX_LOC_LENGTH:
                     raise OutOfScope("too long")
                 return url
