@@ -26,13 +26,13 @@ from .model import (
 
 if TYPE_CHECKING:
     from .lastmod import LastmodResult, resolve_lastmods
-    from .site import build_site
+    from .build import build_site
 
 __version__ = "0.1.0"
 
 # Imported on first use: `sitemapkit generate` on a million URLs starts without
 # the page machinery (HTML checks, git), and every build pays less start-up.
-_LAZY = {"build_site": "site", "resolve_lastmods": "lastmod", "LastmodResult": "lastmod"}
+_LAZY = {"build_site": "build", "resolve_lastmods": "lastmod", "LastmodResult": "lastmod"}
 
 
 def __getattr__(name: str):

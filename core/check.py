@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from .model import CHANGEFREQ_VALUES, MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, MAX_BYTES_CEILING
-from .sitemap import SITEMAP_NS, W3C_DATETIME
+from .encoder import SITEMAP_NS, W3C_DATETIME
 from .urls import Scope, encode_url
 
 _ROBOTS_SITEMAP = re.compile(r"[ \t]*sitemap[ \t]*:[ \t]*(\S+)", re.IGNORECASE)

@@ -16,10 +16,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import __version__, writer
+from . import __version__, publish
 from .errors import ConfigError, SitemapkitError
 from .model import Options, Page
-from .sitemap import GenerateResult
+from .encoder import EncodeResult
 
 # Pages a static site writes that are never content to index.
 NOT_PAGES = {"404.html"}
@@ -85,7 +85,7 @@ def find_pages(site_dir: Path) -> Iterator[Page]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .site import build_site
+    from .build import build_site
 
     options = _options(args, _BUILD_OPTIONS)
     site_dir = Path(args.site_dir)
@@ -99,16 +99,16 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from .bulk import write_url_list
+    from .urllist import write_url_list
 
     options = _options(args, _GENERATE_OPTIONS)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    result = GenerateResult()
+    result = EncodeResult()
     with (sys.stdin.buffer if args.input == "-" else open(args.input, "rb")) as source:
         files = write_url_list(source, options, out, result)
-    writer.remove_stale(out, options.filename, [f.name for f in files])
+    publish.remove_stale(out, options.filename, [f.name for f in files])
     dropped = f"; dropped {len(result.excluded):,}" if result.excluded else ""
     plural = "s" if len(files) != 1 else ""
     print(f"sitemapkit: {result.urls:,} URLs in {len(files)} file{plural} in {out} ({time.perf_counter() - started:.1f}s){dropped}")

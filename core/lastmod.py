@@ -7,7 +7,7 @@ module returns a date only when it is the real last change, and ``None`` (omit
 ``<lastmod>``) with one :class:`Notice` saying how to fix it otherwise.
 
 It also normalises front-matter dates (:func:`parse_lastmod`) and renders W3C
-Datetime (:func:`format_lastmod`) for the writer.
+Datetime (:func:`format_lastmod`) for the encoder.
 """
 
 from __future__ import annotations

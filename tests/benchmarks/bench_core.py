@@ -259,7 +259,7 @@ def benchmark(args: argparse.Namespace, work: Path) -> int:
     # Asked of a child: importing sitemapkit here would raise this process's memory
     # high-water mark, which Linux folds into every child's peak RSS.
     deflate = subprocess.run(
-        [sys.executable, "-c", "from sitemapkit import writer; print(writer._deflate.__name__.rpartition('.')[2])"],
+        [sys.executable, "-c", "from sitemapkit import publish; print(publish._deflate.__name__.rpartition('.')[2])"],
         capture_output=True, text=True, check=True).stdout.strip().replace("zlib_ng", "zlib-ng")
     load_before = os.getloadavg()
 

@@ -74,7 +74,7 @@ def _page(section: str, name: str, number: int) -> str:
     )
 
 
-def generate(root: Path, pages: int, nav: str) -> None:
+def encode_pages(root: Path, pages: int, nav: str) -> None:
     """``pages`` pages: a home page, then sections of 100 (an index and 99 pages)."""
     docs = root / "docs"
     docs.mkdir(parents=True)
@@ -164,7 +164,7 @@ def main() -> int:
         print("mkdocs-git-revision-date-localized-plugin is not installed; measuring sitemapkit only")
     with tempfile.TemporaryDirectory(prefix="bench-mkdocs-") as tmp:
         root = Path(tmp)
-        generate(root, args.pages, args.nav)
+        encode_pages(root, args.pages, args.nav)
         print(f"{args.pages} pages, nav {args.nav}, {args.rounds} rounds, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
         wall: dict[str, list[float]] = {v: [] for v in variants}
         cpu: dict[str, list[float]] = {v: [] for v in variants}

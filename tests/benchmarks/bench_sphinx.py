@@ -62,7 +62,7 @@ def setup(app):
 """
 
 
-def generate(root: Path, pages: int) -> None:
+def encode_pages(root: Path, pages: int) -> None:
     """``pages`` documents in sections of 100, each linked from its section index."""
     src = root / "src"
     sections = [f"section{n:02d}" for n in range((pages + 99) // 100)]
@@ -146,7 +146,7 @@ def main() -> int:
         print("sphinx-sitemap is not installed; measuring sitemapkit only (pip install sphinx-sitemap)")
     with tempfile.TemporaryDirectory(prefix="bench-sphinx-") as tmp:
         root = Path(tmp)
-        generate(root, args.pages)
+        encode_pages(root, args.pages)
         print(f"{args.pages} pages, {args.rounds} rounds, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
         over_budget = False
         for jobs in args.jobs.split(","):

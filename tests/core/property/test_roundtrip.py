@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from conftest import assert_valid, usp_pages
 from sitemapkit import Options, Page
 from sitemapkit.check import _URI_CHARS
-from sitemapkit.sitemap import generate
+from sitemapkit.encoder import encode_pages
 
 BASE = "https://example.org/base/"
 
@@ -38,7 +38,7 @@ paths = st.lists(segment, min_size=1, max_size=4).map("/".join)
 @settings(max_examples=150, deadline=None)
 @given(st.lists(paths, min_size=1, max_size=8, unique=True))
 def test_arbitrary_paths_make_valid_sitemaps_that_decode_back(raw_paths: list[str]) -> None:
-    files = list(generate([Page(p) for p in sorted(raw_paths)], Options(base_url=BASE)))
+    files = list(encode_pages([Page(p) for p in sorted(raw_paths)], Options(base_url=BASE)))
     assert len(files) == 1
     data = files[0].data
     assert_valid(data)  # well-formed and valid against sitemap.xsd
@@ -56,7 +56,7 @@ def test_arbitrary_paths_make_valid_sitemaps_that_decode_back(raw_paths: list[st
 @settings(max_examples=40, deadline=None)
 @given(st.lists(paths, min_size=30, max_size=60, unique=True))
 def test_sharded_output_is_valid_and_complete(raw_paths: list[str]) -> None:
-    files = list(generate([Page(p) for p in sorted(raw_paths)], Options(base_url=BASE, max_urls=7, max_bytes=2048)))
+    files = list(encode_pages([Page(p) for p in sorted(raw_paths)], Options(base_url=BASE, max_urls=7, max_bytes=2048)))
     listed = []
     for f in files:
         assert len(f.data) <= 2048

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .errors import OutputError
-from .sitemap import SitemapFile
+from .encoder import SitemapFile
 
 try:
     # The optional `fast` extra: zlib-ng deflates the same level about 1.7 times as

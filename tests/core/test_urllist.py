@@ -13,16 +13,16 @@ from hypothesis import strategies as st
 
 from conftest import sitemap_entries
 from sitemapkit import Options, Page, UrlError
-from sitemapkit import bulk
-from sitemapkit.bulk import plain_block_entries, write_url_list
-from sitemapkit.sitemap import GenerateResult, _Formatter, generate
+from sitemapkit import urllist
+from sitemapkit.urllist import plain_block_entries, write_url_list
+from sitemapkit.encoder import EncodeResult, _Formatter, encode_pages
 from sitemapkit.urls import Scope
 
 BASE = "https://example.org/docs/"
 
 
 def careful_entries(lines: list[str]) -> tuple[list[bytes], list[int]]:
-    formatter = _Formatter(Options(base_url=BASE), Scope(BASE), GenerateResult())
+    formatter = _Formatter(Options(base_url=BASE), Scope(BASE), EncodeResult())
     entries, hashes = [], []
     for line in lines:
         url, _, lastmod = line.partition("\t")
@@ -110,9 +110,9 @@ def test_parallel_writer_matches_page_generator(tmp_path: Path, n: int, workers:
     text = ("\n".join(lines)).encode()  # the last line without its break
     out = tmp_path / "out"
     out.mkdir()
-    monkeypatch.setattr(bulk, "BLOCK_BYTES", 1024)  # many blocks, so stitching is exercised
-    monkeypatch.setattr(bulk, "_worker_count", lambda: workers)
-    result = GenerateResult()
+    monkeypatch.setattr(urllist, "BLOCK_BYTES", 1024)  # many blocks, so stitching is exercised
+    monkeypatch.setattr(urllist, "_worker_count", lambda: workers)
+    result = EncodeResult()
     if source_kind == "file":
         (tmp_path / "urls.tsv").write_bytes(text)
         with open(tmp_path / "urls.tsv", "rb") as source:
@@ -123,7 +123,7 @@ def test_parallel_writer_matches_page_generator(tmp_path: Path, n: int, workers:
     for line in lines:
         url, _, lastmod = line.partition("\t")
         pages.append(Page(url, lastmod=lastmod or None))
-    expected = {f.name: f.data for f in generate(pages, options)}
+    expected = {f.name: f.data for f in encode_pages(pages, options)}
     got = {f.name: (out / f.name).read_bytes() for f in written}
     assert got == expected
     assert result.urls == n - 1
@@ -143,12 +143,12 @@ def test_blocks_read_from_ranges_are_the_lines_of_the_file(tmp_path_factory, lin
     with open(path, "rb") as source:
         source.read(min(skip, len(text)))  # ranges start where the reader stands
         start = source.tell()
-        bulk_size, bulk.BLOCK_BYTES = bulk.BLOCK_BYTES, size
+        bulk_size, urllist.BLOCK_BYTES = urllist.BLOCK_BYTES, size
         try:
-            ranges = list(bulk.file_ranges(source))
+            ranges = list(urllist.file_ranges(source))
         finally:
-            bulk.BLOCK_BYTES = bulk_size
-        blocks = [bulk.read_lines(source.fileno(), a, b) for a, b in ranges]
+            urllist.BLOCK_BYTES = bulk_size
+        blocks = [urllist.read_lines(source.fileno(), a, b) for a, b in ranges]
     rest = text[start:]
     # The lines from the reader's position on (a line it stands inside included:
     # its tail is what a stream would give), each ending in a break.
@@ -161,9 +161,9 @@ def test_blocks_read_from_ranges_are_the_lines_of_the_file(tmp_path_factory, lin
 
 
 def test_standard_input_is_read_as_a_stream() -> None:
-    assert bulk.file_ranges(io.BytesIO(b"a\n")) is None
+    assert urllist.file_ranges(io.BytesIO(b"a\n")) is None
 
 
 def test_not_utf8_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(UrlError, match="not UTF-8"):
-        write_url_list(io.BytesIO(b"https://example.org/docs/\xff\n"), Options(base_url=BASE), tmp_path, GenerateResult())
+        write_url_list(io.BytesIO(b"https://example.org/docs/\xff\n"), Options(base_url=BASE), tmp_path, EncodeResult())

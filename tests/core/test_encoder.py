@@ -8,14 +8,14 @@ import pytest
 
 from conftest import assert_valid, usp_pages
 from sitemapkit import Options, Page
-from sitemapkit.sitemap import GenerateResult, generate
+from sitemapkit.encoder import EncodeResult, encode_pages
 
 BASE = "https://example.org/"
 
 
 def run(pages, **options):
-    result = GenerateResult()
-    files = list(generate(pages, Options(base_url=BASE, **options), result))
+    result = EncodeResult()
+    files = list(encode_pages(pages, Options(base_url=BASE, **options), result))
     return files, result
 
 

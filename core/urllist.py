@@ -4,9 +4,9 @@ The input is cut into blocks of lines; from a file, each worker process reads it
 own blocks (from a pipe, this process hands them out). A block whose lines are
 all plain (absolute URLs under the base, or paths below it, each with an optional
 W3C date) is formatted with whole-block byte operations; any other block goes
-line by line through the same :class:`~sitemapkit.sitemap._Formatter` pages use,
+line by line through the same :class:`~sitemapkit.encoder._Formatter` pages use,
 which reports what it leaves out. Shard boundaries depend only on entries (see
-:class:`~sitemapkit.sitemap.ShardPlanner`), so each worker cuts, compresses and
+:class:`~sitemapkit.encoder.ShardPlanner`), so each worker cuts, compresses and
 writes the shards that lie wholly inside its block, straight from the formatted
 bytes; this process joins the pieces that straddle two blocks (a worker writes
 them) and writes the index. Until the list is known not to fit one file, workers
@@ -29,11 +29,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-from . import writer
+from . import publish
 from .errors import UrlError
 from .model import MAX_LOC_LENGTH, Excluded, Options, Page
-from .sitemap import (
-    GenerateResult,
+from .encoder import (
+    EncodeResult,
     Sequencer,
     ShardPlanner,
     SitemapFile,
@@ -214,7 +214,7 @@ class _BlockFormatter:
             return plain
         return None  # an entry too long for one file: the careful path reports it
 
-    def entries(self, block: bytes, result: GenerateResult) -> tuple[list[bytes], list[int]]:
+    def entries(self, block: bytes, result: EncodeResult) -> tuple[list[bytes], list[int]]:
         plain = self.plain(block)
         if plain is not None:
             return plain.entries(), plain.hashes
@@ -302,7 +302,7 @@ def read_lines(descriptor: int, start: int, stop: int) -> bytes:
 
 def _write(folder: Path, files: list[SitemapFile]) -> list[SitemapFile]:
     for item in files:
-        writer.atomic_write(folder, item.name, writer.gzip_bytes(item.data) if item.gzip else item.data)
+        publish.atomic_write(folder, item.name, publish.gzip_bytes(item.data) if item.gzip else item.data)
     return [SitemapFile(f.name, b"", f.kind, f.count, f.lastmod, f.gzip) for f in files]
 
 
@@ -345,7 +345,7 @@ def _work_on_block(task: bytes | tuple[int, int], threshold: int) -> tuple[Piece
     planner.threshold = threshold
     plain = formatter.plain(block)
     if plain is None:
-        result = GenerateResult()
+        result = EncodeResult()
         entries, hashes = formatter.entries(block, result)
         bounds = planner.boundaries(hashes)
         if not bounds:
@@ -370,7 +370,7 @@ def _work_on_block(task: bytes | tuple[int, int], threshold: int) -> tuple[Piece
 
 def _format_block(task: bytes | tuple[int, int]):
     """In a worker: a block's entries, while the list may still fit one file."""
-    result = GenerateResult()
+    result = EncodeResult()
     entries, hashes = _worker["formatter"].entries(_block(task), result)
     return entries, hashes, result.excluded
 
@@ -425,7 +425,7 @@ def _start_pool(options: Options, folder: Path, descriptor: int | None):
     return pool, workers + 1
 
 
-def write_url_list(source: BinaryIO, options: Options, folder: Path, result: GenerateResult) -> list[SitemapFile]:
+def write_url_list(source: BinaryIO, options: Options, folder: Path, result: EncodeResult) -> list[SitemapFile]:
     """Write the sitemaps for a ``URL[<TAB>LASTMOD]`` list into ``folder``."""
     folder = Path(folder)
     formatter = _BlockFormatter(options)
@@ -459,7 +459,7 @@ def write_url_list(source: BinaryIO, options: Options, folder: Path, result: Gen
     return written
 
 
-def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, result: GenerateResult, ordered: list) -> None:
+def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, result: EncodeResult, ordered: list) -> None:
     """Hand the blocks to the pool; collect their shards into ``ordered``.
 
     While the list may still fit one file, workers only format, and this process

@@ -1,8 +1,8 @@
 """Format pages into sitemap files: streaming, sharded, deterministic. No I/O here.
 
-:func:`generate` consumes pages in the order given (adapters sort them by URL) and
+:func:`encode_pages` consumes pages in the order given (adapters sort them by URL) and
 yields :class:`SitemapFile` values one at a time, so a million URLs never sit in
-memory at once; :mod:`sitemapkit.writer` puts them on disk.
+memory at once; :mod:`sitemapkit.publish` puts them on disk.
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ class SitemapFile:
 
 
 @dataclasses.dataclass
-class GenerateResult:
-    """Filled while :func:`generate` runs: what was listed and what was left out."""
+class EncodeResult:
+    """Filled while :func:`encode_pages` runs: what was listed and what was left out."""
 
     urls: int = 0
     excluded: list[Excluded] = dataclasses.field(default_factory=list)
@@ -109,7 +109,7 @@ class _Formatter:
     """Turns one page into its ``<url>`` element (or text line), as ASCII bytes
     without the line break."""
 
-    def __init__(self, options: Options, scope: Scope, result: GenerateResult) -> None:
+    def __init__(self, options: Options, scope: Scope, result: EncodeResult) -> None:
         self.options = options
         self.scope = scope
         self.result = result
@@ -431,10 +431,10 @@ def _index_head(options: Options) -> str:
 _BATCH = 4096
 
 
-def generate(
+def encode_pages(
     pages: Iterable[Page],
     options: Options,
-    result: GenerateResult | None = None,
+    result: EncodeResult | None = None,
 ) -> Iterator[SitemapFile]:
     """Yield the sitemap files for ``pages``, in the order given, shards first.
 
@@ -443,7 +443,7 @@ def generate(
     ``<sitemapindex>`` files: the first named ``options.filename``, the others
     ``<stem>-index-<n>.xml``. Dropped URLs and counts go into ``result``.
     """
-    result = result if result is not None else GenerateResult()
+    result = result if result is not None else EncodeResult()
     scope = Scope(options.base_url)
     formatter = _Formatter(options, scope, result)
     planner = ShardPlanner(options)
@@ -469,7 +469,7 @@ def generate(
     yield from finish(sequencer, options, scope, result)
 
 
-def finish(sequencer: Sequencer, options: Options, scope: Scope, result: GenerateResult) -> Iterator[SitemapFile]:
+def finish(sequencer: Sequencer, options: Options, scope: Scope, result: EncodeResult) -> Iterator[SitemapFile]:
     """The last shard and the index files (or the single file)."""
     last = sequencer.finish()
     if sequencer.single:
@@ -483,7 +483,7 @@ def finish(sequencer: Sequencer, options: Options, scope: Scope, result: Generat
     yield from _indexes([(f.name, f.lastmod) for f in sequencer.shards], options, scope, sequencer.planner.stem, result)
 
 
-def _indexes(shards, options: Options, scope: Scope, stem: str, result: GenerateResult) -> Iterator[SitemapFile]:
+def _indexes(shards, options: Options, scope: Scope, stem: str, result: EncodeResult) -> Iterator[SitemapFile]:
     head, foot = _index_head(options), _INDEX_FOOT
     budget = options.max_bytes - len(head) - len(foot)
     groups: list[list[str]] = [[]]

@@ -16,14 +16,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from . import writer
+from . import publish
 from .errors import OutputError, SitemapkitError, UrlError
 from .htmlcheck import check_built_page
 from .lastmod import resolve_lastmods
 from .model import Excluded, Notice, Options, Page, Report
 from .robots import merge_sitemap_lines
 from .robotsrules import RobotsRules
-from .sitemap import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, GenerateResult, format_lastmod, generate
+from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, EncodeResult, format_lastmod, encode_pages
 from .urls import OutOfScope, Scope
 
 ROBOTS_TXT = "robots.txt"
@@ -41,7 +41,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         raise OutputError(f"output folder {str(output_dir)!r} does not exist")
     report = Report()
     scope = Scope(options.base_url)
-    robots_text = writer.read_text(output_dir / ROBOTS_TXT)
+    robots_text = publish.read_text(output_dir / ROBOTS_TXT)
     rules = RobotsRules.from_text(robots_text) if options.check_robots_rules and robots_text else None
 
     kept: dict[str, Page] = {}
@@ -83,9 +83,9 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         from .stylesheet import render_fallback_css, render_stylesheet
 
         render_stylesheet(template_dir)
-    result = GenerateResult()
+    result = EncodeResult()
     try:
-        files = writer.write_files(output_dir, generate([kept[loc] for loc in sorted(kept)], options, result))
+        files = publish.write_files(output_dir, encode_pages([kept[loc] for loc in sorted(kept)], options, result))
     except (UrlError, ValueError) as error:
         if isinstance(error, SitemapkitError):
             raise
@@ -95,14 +95,14 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     names = [f.name for f in files]
     if options.gzip_copy:
         entry = options.filename
-        writer.atomic_write(output_dir, entry + ".gz", writer.gzip_bytes((output_dir / entry).read_bytes()))
+        publish.atomic_write(output_dir, entry + ".gz", publish.gzip_bytes((output_dir / entry).read_bytes()))
         names.append(entry + ".gz")
     if options.stylesheet:
         counts = {scope.prefix + f.name: f.count for f in files if f.kind in ("urlset", "text")}
-        writer.atomic_write(output_dir, STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts))
-        writer.atomic_write(output_dir, FALLBACK_CSS_NAME, render_fallback_css(template_dir))
+        publish.atomic_write(output_dir, STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts))
+        publish.atomic_write(output_dir, FALLBACK_CSS_NAME, render_fallback_css(template_dir))
         names += [STYLESHEET_NAME, FALLBACK_CSS_NAME]
-    writer.remove_stale(output_dir, options.filename, names)
+    publish.remove_stale(output_dir, options.filename, names)
     report.files = sorted(names, key=lambda n: (n not in result.entry_points, n))
 
     sitemap_urls = [scope.prefix + name for name in result.entry_points]
@@ -110,7 +110,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         # An empty <urlset> is invalid, and a Sitemap: line must point at a file.
         report.notices.append(Notice("empty", "no page to list, so no sitemap was written"))
     elif options.robots_txt or (options.robots_txt is None and options.at_host_root):
-        own = writer.own_file_pattern(options.filename)
+        own = publish.own_file_pattern(options.filename)
 
         def owned(url: str) -> bool:
             return url.startswith(scope.prefix) and (
@@ -119,7 +119,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
 
         merged = merge_sitemap_lines(robots_text, sitemap_urls, owned)
         if merged != robots_text:
-            writer.atomic_write(output_dir, ROBOTS_TXT, merged.encode("utf-8"))
+            publish.atomic_write(output_dir, ROBOTS_TXT, merged.encode("utf-8"))
         report.files.append(ROBOTS_TXT)
     elif options.robots_txt is None:
         # A robots.txt below the host root is never read by crawlers: say what to add.
@@ -129,7 +129,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
             + " to it"
         )
     if options.report_file:
-        writer.atomic_write(output_dir, options.report_file, report.details().encode("utf-8"))
+        publish.atomic_write(output_dir, options.report_file, report.details().encode("utf-8"))
     return report
 
 
