@@ -20,8 +20,10 @@ from .model import (
     Excluded,
     Notice,
     Options,
+    OptionSpec,
     Page,
     Report,
+    unknown_option,
 )
 
 if TYPE_CHECKING:
@@ -55,6 +57,7 @@ __all__ = [
     "Excluded",
     "LastmodResult",
     "Notice",
+    "OptionSpec",
     "Options",
     "OutputError",
     "Page",
@@ -64,4 +67,5 @@ __all__ = [
     "__version__",
     "build_site",
     "resolve_lastmods",
+    "unknown_option",
 ]

@@ -9,16 +9,16 @@ non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__, publish
 from .errors import ConfigError, SitemapkitError
-from .model import Options, Page
+from .model import Options, Page, closest_option
 from .encoder import EncodeResult
 
 # Pages a static site writes that are never content to index.
@@ -29,33 +29,70 @@ def _flag(option: str) -> str:
     return "--" + option.replace("_", "-")
 
 
-def _add_option_flags(parser: argparse.ArgumentParser, names: tuple[str, ...]) -> None:
-    """One flag per :class:`Options` field, named the same (``max_bytes`` ->
-    ``--max-bytes``), so the command line and the adapters share one vocabulary."""
-    parser.add_argument("--base-url", required=True, help="absolute http(s) URL the folder is published at")
-    fields = {f.name: f for f in dataclasses.fields(Options)}
-    for name in names:
-        field = fields[name]
-        kind = str(field.type)
-        if kind == "bool":
-            parser.add_argument(_flag(name), dest=name, action=argparse.BooleanOptionalAction, default=None)
-        elif name == "exclude":
-            parser.add_argument("--exclude", dest=name, action="append", metavar="GLOB",
-                                help="leave out URLs whose path below the base URL matches GLOB (repeatable)")
-        elif name == "robots_txt":
-            parser.add_argument("--robots-txt", dest=name, action=argparse.BooleanOptionalAction, default=None,
-                                help="write the Sitemap: line into robots.txt (default: only when the base URL is a host root)")
-        elif kind == "int":
-            parser.add_argument(_flag(name), dest=name, type=int)
-        elif name == "priority":
-            parser.add_argument(_flag(name), dest=name, type=float)
-        else:
-            parser.add_argument(_flag(name), dest=name)
-
-
-_BUILD_OPTIONS = tuple(f.name for f in dataclasses.fields(Options) if f.name != "base_url")
+# Which options each command honours, by their Options names; everything about a
+# flag (its type, help, allowed values and default) comes from the declaration,
+# Options.specs(). A flag of an option the command does not honour is refused.
+_BUILD_OPTIONS = tuple(spec.name for spec in Options.specs())
 _GENERATE_OPTIONS = ("filename", "format", "gzip", "max_urls", "max_bytes", "max_sitemaps", "changefreq",
                      "priority", "schema_location", "stylesheet")
+_COMMAND_OPTIONS = {"build": _BUILD_OPTIONS, "generate": _GENERATE_OPTIONS}
+
+
+def _add_option_flags(parser: argparse.ArgumentParser, names: tuple[str, ...]) -> None:
+    """One flag per option, named as the option (``max_bytes`` -> ``--max-bytes``),
+    so the command line and the adapters share one vocabulary."""
+    parser.add_argument("--base-url", required=True, help="absolute http(s) URL the folder is published at")
+    group = parser.add_argument_group("options (the same names in mkdocs.yml, SITEMAPKIT and sitemapkit_* in conf.py)")
+    specs = {spec.name: spec for spec in Options.specs()}
+    for name in names:
+        spec = specs[name]
+        # argparse formats help with %: a literal one is written %%.
+        text = spec.help.replace("%", "%%")
+        if spec.kind is tuple:
+            text += "; repeatable"
+        elif spec.kind is not bool and not spec.choices:
+            text += f"; {spec.allowed()}"
+        text += f" (default: {spec.default_text()})"
+        if spec.kind is bool:
+            group.add_argument(_flag(name), dest=name, action=argparse.BooleanOptionalAction, default=None, help=text)
+        elif spec.kind is tuple:
+            group.add_argument(_flag(name), dest=name, action="append", metavar="PATTERN", help=text)
+        else:
+            metavar = "{" + ",".join(spec.choices) + "}" if spec.choices else {int: "N", float: "NUMBER"}.get(spec.kind)
+            group.add_argument(_flag(name), dest=name, type=spec.kind, metavar=metavar, help=text)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Errors in one line, as every other sitemapkit error (``--help`` shows the
+    usage). Flags are never abbreviated: each is the option's own name, in every
+    command, and an abbreviation that works today would break when an option is added."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _unknown_arguments(command: str, parser: argparse.ArgumentParser, extra: list[str]) -> str:
+    """One line for what a command does not take: an option another command
+    honours, a mistyped flag (with the closest one), or a stray argument."""
+    first = next((arg for arg in extra if arg.startswith("--")), None)
+    if first is None:
+        return f"unrecognized arguments: {' '.join(extra)}"
+    flag = first.split("=", 1)[0]
+    name = flag[2:].replace("-", "_")
+    declared = {spec.name: spec for spec in Options.specs()}
+    if name.startswith("no_") and name[3:] in declared and declared[name[3:]].kind is bool:
+        name = name[3:]
+    if name in declared:
+        others = [other for other, names in _COMMAND_OPTIONS.items() if name in names and other != command]
+        where = f"; sitemapkit {' and '.join(others)} takes it" if others else ""
+        return f"{flag} is an option sitemapkit {command} does not honour{where}"
+    flags = [flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")]
+    guess = closest_option(name, [f[2:].replace("-", "_") for f in flags])
+    return f"{flag} is not an option of sitemapkit {command}" + (f"; did you mean {_flag(guess)}?" if guess else "")
 
 
 def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
@@ -129,7 +166,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="sitemapkit", description="Correct, deterministic sitemaps for static sites.")
+    top = _Parser(prog="sitemapkit", description="Correct, deterministic sitemaps for static sites.")
     top.add_argument("--version", action="version", version=f"sitemapkit {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="{build,generate,check}")
 
@@ -138,7 +175,7 @@ def parser() -> argparse.ArgumentParser:
                            "is left out), date them from git or file times, write sitemaps, index and robots.txt.")
     build.add_argument("site_dir", metavar="SITE_DIR")
     _add_option_flags(build, _BUILD_OPTIONS)
-    build.set_defaults(run=cmd_build)
+    build.set_defaults(run=cmd_build, parser=build)
 
     gen = sub.add_parser("generate", help="write sitemaps from a URL<TAB>LASTMOD list",
                          description="Stream URLS.tsv (one URL a line, optionally a tab and a W3C date) into "
@@ -146,7 +183,7 @@ def parser() -> argparse.ArgumentParser:
     gen.add_argument("--input", required=True, metavar="URLS.tsv", help="the list ('-' for standard input)")
     gen.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
     _add_option_flags(gen, _GENERATE_OPTIONS)
-    gen.set_defaults(run=cmd_generate)
+    gen.set_defaults(run=cmd_generate, parser=gen)
 
     check = sub.add_parser("check", help="check a site's existing sitemaps",
                            description="Check the sitemaps of SITE_DIR (any generator's): well-formed XML, "
@@ -155,12 +192,14 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--base-url", required=True)
     check.add_argument("--filename", default="sitemap.xml", help="entry point name (default sitemap.xml)")
     check.add_argument("--report-file", help="also write the problems to this file")
-    check.set_defaults(run=cmd_check)
+    check.set_defaults(run=cmd_check, parser=check)
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args, extra = parser().parse_known_args(argv)
+    if extra:
+        args.parser.error(_unknown_arguments(args.command, args.parser, extra))
     try:
         return args.run(args)
     except ConfigError as error:
