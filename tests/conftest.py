@@ -210,3 +210,39 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         checks = f"{skipped} schema check{'s' if skipped != 1 else ''}"
         report.outcome = "skipped"
         report.longrepr = (str(path), (line or 0) + 1, f"Skipped: {checks} not made ({SCHEMAS_MISSING})")
+
+
+def option_samples(folder: Path) -> dict[str, object]:
+    """A valid value for every declared option, none its default, as a user sets
+    them in any tool (lists as lists); ``folder`` is an existing folder, for the
+    options that name one. Adapters' parity tests set them all and expect exactly
+    these in the Options their adapter makes."""
+    from sitemapkit import Options
+
+    # Options whose values are free-form text: a new one fails here until it has a sample.
+    text = {"filename": "site-map", "stylesheet_template": str(folder), "x_default": "en",
+            "report_file": "sitemap-report.txt"}
+    samples: dict[str, object] = {}
+    for spec in Options.specs():
+        if spec.choices:
+            samples[spec.name] = next(c for c in reversed(spec.choices) if c != spec.default)
+        elif spec.kind is bool:
+            samples[spec.name] = not spec.default
+        elif spec.kind is int:
+            samples[spec.name] = int(spec.bounds[0]) + 1 if spec.bounds else 1
+        elif spec.kind is float:
+            samples[spec.name] = (spec.bounds[0] + spec.bounds[1]) / 2 if spec.bounds else 0.5
+        elif spec.kind is tuple:
+            samples[spec.name] = ["drafts/*", "*.pdf"]
+        else:
+            samples[spec.name] = text[spec.name]
+    # The entry point's name ends as its format says.
+    samples["filename"] = f"{samples['filename']}.{samples['format']}"
+    return samples
+
+
+def options_with(samples: dict[str, object], base_url: str):
+    """The Options the samples stand for."""
+    from sitemapkit import Options
+
+    return Options(base_url=base_url, **{k: tuple(v) if isinstance(v, list) else v for k, v in samples.items()})
