@@ -86,7 +86,7 @@ class Options:
     base_url: str
     filename: str = _option(
         "sitemap.xml",
-        "the entry point file at the output root (sitemap.txt when format is txt)",
+        "the entry point file at the output root",
         values="a plain file name ending in .xml (.txt when format is txt)",
     )
     format: OutputFormat = _option("xml", "xml, or txt for the protocol's plain-text form")

@@ -159,15 +159,17 @@ def _check_names(config: Config) -> None:
     build, naming it, as a mistyped option does in every tool; Sphinx itself keeps
     quiet about unknown names in conf.py."""
     known = {f"sitemapkit_{name}" for name in OPTION_TYPES} | OWN_SETTINGS
-    written = [*getattr(config, "_raw_config", {}), *getattr(config, "_overrides", {})]
-    for name in sorted({n for n in written if n.startswith("sitemapkit_") and n not in known}):
+    # conf.py's names, and those given with -D (Sphinx only warns of these).
+    written = [*getattr(config, "_raw_config", {}), *getattr(config, "overrides", {})]
+    unknown = sorted({name for name in written if name.startswith("sitemapkit_") and name not in known})
+    if unknown:
         error = sitemapkit.unknown_option(
-            name.removeprefix("sitemapkit_"),
+            unknown[0].removeprefix("sitemapkit_"),
             spelled=lambda option: f"sitemapkit_{option}",
-            extra=[n.removeprefix("sitemapkit_") for n in OWN_SETTINGS],
+            extra=[name.removeprefix("sitemapkit_") for name in OWN_SETTINGS],
             base_url_from="html_baseurl",
         )
-        raise SitemapkitSphinxError(error.for_setting(name))
+        raise SitemapkitSphinxError(error.for_setting(unknown[0]))
 
 
 def check_config(app: Sphinx) -> None:
