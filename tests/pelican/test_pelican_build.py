@@ -395,11 +395,18 @@ def test_warnings_can_be_silenced_with_log_filter(site, caplog):
 # ---- the command line: messages, exit status, --fatal ---------------------------------
 
 
-def test_cli_bad_setting_message_without_traceback(site):
-    result = site.cli("-e", 'SITEMAPKIT={"max_bytes": 5}')
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ('SITEMAPKIT={"max_bytes": 5}', "SITEMAPKIT['max_bytes']: 5 must be a whole number"),
+        ('SITEMAPKIT={"maxbytes": 5}', "SITEMAPKIT['maxbytes']: is not a sitemapkit option; did you mean 'max_bytes'?"),
+    ],
+)
+def test_cli_bad_setting_message_without_traceback(site, setting, message):
+    result = site.cli("-e", setting)
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "SitemapkitConfigError: SITEMAPKIT['max_bytes']: 5 must be a whole number" in output, output
+    assert f"SitemapkitConfigError: {message}" in output, output
     assert "Traceback" not in output, output
 
 
