@@ -90,8 +90,8 @@ def _unknown_arguments(command: str, parser: argparse.ArgumentParser, extra: lis
         others = [other for other, names in _COMMAND_OPTIONS.items() if name in names and other != command]
         where = f"; sitemapkit {' and '.join(others)} takes it" if others else ""
         return f"{flag} is an option sitemapkit {command} does not honour{where}"
-    flags = [flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")]
-    guess = closest_option(name, [f[2:].replace("-", "_") for f in flags])
+    taken = [option[2:] for action in parser._actions for option in action.option_strings if option.startswith("--")]
+    guess = closest_option(name, [option.replace("-", "_") for option in taken])
     return f"{flag} is not an option of sitemapkit {command}" + (f"; did you mean {_flag(guess)}?" if guess else "")
 
 
