@@ -9,6 +9,7 @@ straight to it; the rules are the protocol's, as this project reads it.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import stat
 import xml.parsers.expat
@@ -60,12 +61,11 @@ def check_site(site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml
     """
     if not Path(site_dir).is_dir():
         raise SitemapkitError(f"{str(site_dir)!r} is not a folder")
-    # Resolved once: every file opened must resolve to a path below it.
-    site_dir = Path(site_dir).resolve()
+    site = _SiteFolder(site_dir)
     scope = Scope(base_url)
     result = CheckResult()
     todo: list[tuple[str, str, int]] = []  # (file name, who named it, line)
-    robots, why_not = _site_file(site_dir, "robots.txt")
+    robots, why_not = site.file("robots.txt")
     if robots is None and why_not != _NO_FILE:
         result.problems.append(Problem("robots.txt", 0, f"{why_not}; not opened"))
     elif robots is not None:
@@ -79,13 +79,13 @@ def check_site(site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml
             if match:
                 url = match.group(1)
                 name = _local_name(url, scope)
-                found, why_not = (None, _NO_FILE) if name is None else _site_file(site_dir, name)
+                found, why_not = (None, _NO_FILE) if name is None else site.file(name)
                 if found is None:
                     detail = "" if why_not == _NO_FILE else f" ({why_not}; not opened)"
                     result.problems.append(Problem("robots.txt", number, f"Sitemap: {url} does not point at a sitemap in this site{detail}"))
                 else:
                     todo.append((name, "robots.txt", number))
-    found, why_not = _site_file(site_dir, entry)
+    found, why_not = site.file(entry)
     if found is not None:
         todo.append((entry, "", 0))
     elif why_not != _NO_FILE:
@@ -99,7 +99,7 @@ def check_site(site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml
             continue
         seen.add(name)
         result.files.append(name)
-        for child in _check_file(site_dir, name, scope, max_bytes, result):
+        for child in _check_file(site, name, scope, max_bytes, result):
             todo.append((child, name, 0))
     return result
 
@@ -107,29 +107,51 @@ def check_site(site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml
 _NO_FILE = "has no file in the site"
 
 
-def _site_file(site_dir: Path, relative: str) -> tuple[Path | None, str]:
-    """The regular file ``relative`` (a decoded path below the site folder, the
-    resolved ``site_dir``) names, or None and why not.
+class _SiteFolder:
+    """The regular files of the site folder, and nothing outside it.
 
-    Only files inside ``site_dir`` qualify: a path with a ``.`` or ``..`` segment,
-    an empty segment (``//etc/passwd``) or a NUL byte, or one that leads out
-    through a symlink, is refused before anything is opened. Neither is anything
-    but a regular file (a FIFO would block the read).
+    A path with a ``.`` or ``..`` segment, an empty segment (``//etc/passwd``) or a
+    NUL byte is refused before anything is looked at; so is one that leads out
+    through a symlink (of a folder or of the file). Nothing but a regular file is
+    a file here (opening a FIFO would block). Folders are resolved once each, so
+    checking a file costs one ``lstat``.
     """
-    segments = relative.split("/")
-    if "\0" in relative or any(s in (".", "..") for s in segments) or "" in segments[:-1]:
-        return None, "leads outside the site folder (an empty, '.' or '..' path segment)"
-    path = site_dir / relative
-    try:
-        real = path.resolve()
-        if not real.is_relative_to(site_dir):
+
+    def __init__(self, site_dir: Path | str) -> None:
+        self.root = os.path.realpath(site_dir)
+        self._folders: dict[str, str | None] = {"": self.root}  # relative -> real, None: outside
+
+    def _inside(self, real: str) -> bool:
+        return real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep)
+
+    def file(self, relative: str) -> tuple[Path | None, str]:
+        """The file ``relative`` (a decoded path below the site folder) names, or
+        None and why not."""
+        segments = relative.split("/")
+        if "\0" in relative or any(s in (".", "..") for s in segments) or "" in segments[:-1]:
+            return None, "leads outside the site folder (an empty, '.' or '..' path segment)"
+        folder, _, leaf = relative.rpartition("/")
+        if folder not in self._folders:
+            real = os.path.realpath(os.path.join(self.root, folder))
+            self._folders[folder] = real if self._inside(real) else None
+        real_folder = self._folders[folder]
+        if real_folder is None:
             return None, "leads outside the site folder (through a symlink)"
-        mode = real.stat().st_mode
-    except (OSError, RuntimeError):  # missing, unreadable folder, symlink loop
-        return None, _NO_FILE
-    if not stat.S_ISREG(mode):
-        return None, "is not a regular file" if not stat.S_ISDIR(mode) else _NO_FILE
-    return real, ""
+        if not leaf:
+            return None, _NO_FILE  # a folder
+        path = os.path.join(real_folder, leaf)
+        try:
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                path = os.path.realpath(path)
+                if not self._inside(path):
+                    return None, "leads outside the site folder (through a symlink)"
+                mode = os.stat(path).st_mode
+        except (OSError, ValueError):  # missing, unreadable folder, symlink loop
+            return None, _NO_FILE
+        if stat.S_ISREG(mode):
+            return Path(path), ""
+        return None, _NO_FILE if stat.S_ISDIR(mode) else "is not a regular file"
 
 
 def _read_gzip(path: Path, limit: int) -> bytes | None:
@@ -179,14 +201,14 @@ def _local_name(url: str, scope: Scope) -> str | None:
     return rest if rest and "/" not in rest else None
 
 
-def _check_file(site_dir: Path, name: str, scope: Scope, max_bytes: int, result: CheckResult) -> list[str]:
+def _check_file(site: _SiteFolder, name: str, scope: Scope, max_bytes: int, result: CheckResult) -> list[str]:
     """Check one sitemap or index file; return the sitemap files an index names."""
     problems = result.problems
 
     def problem(line: int, message: str) -> None:
         problems.append(Problem(name, line, message))
 
-    path, why_not = _site_file(site_dir, name)
+    path, why_not = site.file(name)
     if path is None:
         problem(0, f"{why_not}; not opened")
         return []
@@ -204,7 +226,7 @@ def _check_file(site_dir: Path, name: str, scope: Scope, max_bytes: int, result:
     if len(raw) > max_bytes:
         problem(0, f"{len(raw):,} bytes uncompressed; the limit is {max_bytes:,}")
     if name.endswith((".txt", ".txt.gz")):
-        return _check_text(raw, name, scope, site_dir, result)
+        return _check_text(raw, name, scope, site, result)
 
     parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
     stack: list[str] = []
@@ -239,7 +261,7 @@ def _check_file(site_dir: Path, name: str, scope: Scope, max_bytes: int, result:
         line = parser.CurrentLineNumber
         if len(stack) == 2 and ns == SITEMAP_NS:
             if local == "loc":
-                child = _check_loc(text, line, problem, scope, site_dir, state["root"] == "sitemapindex")
+                child = _check_loc(text, line, problem, scope, site, state["root"] == "sitemapindex")
                 if child:
                     children.append(child)
             elif local == "lastmod" and not W3C_DATETIME.match(text):
@@ -284,7 +306,7 @@ def _is_priority(text: str) -> bool:
         return False
 
 
-def _check_loc(text: str, line: int, problem, scope: Scope, site_dir: Path, in_index: bool) -> str | None:
+def _check_loc(text: str, line: int, problem, scope: Scope, site: _SiteFolder, in_index: bool) -> str | None:
     if not _URI_CHARS.match(text):
         problem(line, f"loc {text!r} is not percent-encoded (spaces, non-ASCII or other characters RFC 3986 forbids)")
         return None
@@ -300,7 +322,7 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site_dir: Path, in_i
         return None
     below = unquote(urlsplit(normal).path)[len(unquote(urlsplit(scope.prefix).path)):]
     if in_index:
-        found, why_not = _site_file(site_dir, below)
+        found, why_not = site.file(below)
         if found is None:
             problem(line, f"sitemap {text} {why_not}" + ("" if why_not == _NO_FILE else "; not opened"))
             return None
@@ -308,7 +330,7 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site_dir: Path, in_i
     candidates = [below + "index.html"] if below.endswith("/") or below == "" else [below, below + ".html", below + "/index.html"]
     found, why_not = None, _NO_FILE
     for candidate in candidates:
-        found, why_not = _site_file(site_dir, candidate)
+        found, why_not = site.file(candidate)
         if found is not None or why_not != _NO_FILE:
             break
     if found is None:
@@ -316,7 +338,7 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site_dir: Path, in_i
     return None
 
 
-def _check_text(raw: bytes, name: str, scope: Scope, site_dir: Path, result: CheckResult) -> list[str]:
+def _check_text(raw: bytes, name: str, scope: Scope, site: _SiteFolder, result: CheckResult) -> list[str]:
     def problem(line: int, message: str) -> None:
         result.problems.append(Problem(name, line, message))
 
@@ -330,6 +352,6 @@ def _check_text(raw: bytes, name: str, scope: Scope, site_dir: Path, result: Che
         problem(0, f"{len(lines):,} URLs; the limit is {MAX_URLS_PER_SITEMAP:,}")
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
-            _check_loc(line.strip(), number, problem, scope, site_dir, False)
+            _check_loc(line.strip(), number, problem, scope, site, False)
     result.urls += len(lines)
     return []

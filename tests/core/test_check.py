@@ -102,13 +102,20 @@ def test_an_index_entry_outside_the_site_is_reported_never_opened(site: Path, lo
     assert loc in result.problems[0].message or "not an absolute URL" in result.problems[0].message
 
 
-def test_a_symlink_out_of_the_site_is_reported_never_opened(site: Path) -> None:
-    (site / "leak.xml").symlink_to(site.parent / "outside" / "secret.xml")
-    (site / "sitemap.xml").write_text(index("https://example.org/leak.xml"))
+@pytest.mark.parametrize(("link", "target", "loc"), [
+    ("leak.xml", "outside/secret.xml", "https://example.org/leak.xml"),
+    ("sub", "outside", "https://example.org/sub/secret.xml"),
+    ("a", "site/b", "https://example.org/a/c/secret.xml"),  # a/c -> ../../outside, through b
+])
+def test_a_symlink_out_of_the_site_is_reported_never_opened(site: Path, link: str, target: str, loc: str) -> None:
+    (site / "b").mkdir()
+    (site / "b" / "c").symlink_to(site.parent / "outside")
+    (site / link).symlink_to(site.parent / target)
+    (site / "sitemap.xml").write_text(index(loc))
     result, outside = checked(site, BASE)
     assert outside == []
     assert [str(p) for p in result.problems] == [
-        "sitemap.xml:3: sitemap https://example.org/leak.xml leads outside the site folder (through a symlink); not opened"
+        f"sitemap.xml:3: sitemap {loc} leads outside the site folder (through a symlink); not opened"
     ]
     assert result.urls == 0
 
