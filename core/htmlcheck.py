@@ -31,9 +31,11 @@ canonical naming one of them is worth the user's attention.
 from __future__ import annotations
 
 import codecs
+import errno
 import functools
 import os
 import re
+import stat
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -197,6 +199,9 @@ def _read_head(path: Path | str) -> bytes:
     fd = os.open(path, _OPEN_FLAGS)
     try:
         head = os.read(fd, _READ_SIZES[0])
+        if not head and not stat.S_ISREG(os.fstat(fd).st_mode):
+            # A FIFO without a writer reads as empty: no page, and nothing checked.
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
         if head[:2] in _UTF16_BOMS:
             return _utf16_head(fd, head)
         end = _HEAD_END.search(head)

@@ -276,6 +276,12 @@ class TestUnreadablePages:
         ]
         assert "excluded 1 unreadable" in report.summary()
 
+    def test_a_fifo(self, tmp_path: Path) -> None:
+        os.mkfifo(tmp_path / "x.html")
+        report, listed = self.build(tmp_path, tmp_path / "x.html")
+        assert listed == {BASE + "ok.html", BASE + "later.html"}
+        assert [(e.reason, e.detail) for e in report.excluded] == [("unreadable", f"{tmp_path / 'x.html'}: not a regular file")]
+
     @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads a file whatever its mode")
     def test_a_page_without_read_permission(self, tmp_path: Path) -> None:
         page = tmp_path / "x.html"

@@ -262,11 +262,14 @@ def test_reading_a_head_takes_time_linear_in_its_size(tmp_path, head):
     assert time.perf_counter() - started < 1.0
 
 
-def test_a_fifo_handed_over_as_a_page_does_not_hang_the_read(tmp_path):
+def test_a_fifo_handed_over_as_a_page_raises_oserror_and_does_not_hang(tmp_path):
     fifo = tmp_path / "pipe.html"
     os.mkfifo(fifo)
     # Nothing writes into it: without O_NONBLOCK, opening it would wait forever.
-    assert check_built_page(fifo, PAGE_URL) == (None, None)
+    with pytest.raises(OSError, match="not a regular file"):
+        check_built_page(fifo, PAGE_URL)
+    (tmp_path / "empty.html").write_bytes(b"")
+    assert check_built_page(tmp_path / "empty.html", PAGE_URL) == (None, None)
 
 
 def test_a_folder_named_like_a_page_raises_oserror(tmp_path):
