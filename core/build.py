@@ -165,8 +165,8 @@ def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: Robo
         except FileNotFoundError:
             return None  # not written (yet): nothing in it can ask to be left out
         except OSError as error:
-            # There, but its head cannot be read (permissions, a folder, a FIFO
-            # with a writer): unchecked, it might be a noindex page.
+            # There, but its head cannot be read (permissions, a folder, a FIFO):
+            # unchecked, it might be a noindex page, so it is reported, not listed.
             return ("unreadable", f"{page.output}: {error.strerror or error}")
         # A canonical target that is a page of the site is listed under its own
         # entry; the report says where the left-out page points.
