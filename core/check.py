@@ -222,9 +222,11 @@ def _check_file(site: _SiteFolder, name: str, scope: Scope, max_bytes: int, resu
             problem(0, f"more than {max_bytes:,} bytes uncompressed; the limit is {max_bytes:,} (not read further)")
             return []
     else:
-        raw = path.read_bytes()
-    if len(raw) > max_bytes:
-        problem(0, f"{len(raw):,} bytes uncompressed; the limit is {max_bytes:,}")
+        with open(path, "rb") as handle:
+            raw = handle.read(max_bytes + 1)  # a file of any size costs no more than one at the limit
+        if len(raw) > max_bytes:
+            problem(0, f"more than {max_bytes:,} bytes; the limit is {max_bytes:,} (not read further)")
+            return []
     if name.endswith((".txt", ".txt.gz")):
         return _check_text(raw, name, scope, site, result)
 

@@ -196,6 +196,20 @@ def test_gzip_is_inflated_only_up_to_the_limit(site: Path) -> None:
     ]
 
 
+def test_a_huge_plain_file_is_read_only_up_to_the_limit(site: Path) -> None:
+    # 64 GiB that take no disk space (a sparse file): reading it whole cannot work.
+    with open(site / "sitemap.xml", "wb") as handle:
+        handle.truncate(64 << 30)
+    result = check_site(site, BASE)
+    assert [str(p) for p in result.problems] == [
+        "sitemap.xml:0: more than 52,428,800 bytes; the limit is 52,428,800 (not read further)"
+    ]
+    (site / "sitemap.xml").write_text(urlset(*[f"https://example.org/#{i}" for i in range(40)]))
+    assert [str(p) for p in check_site(site, BASE, max_bytes=1_000).problems] == [
+        "sitemap.xml:0: more than 1,000 bytes; the limit is 1,000 (not read further)"
+    ]
+
+
 @pytest.mark.parametrize("padding", [b"", b"\0" * 10])
 def test_gzip_of_several_members_is_read_whole(site: Path, padding: bytes) -> None:
     text = urlset("https://example.org/").encode()
