@@ -11,7 +11,8 @@ things in a built page's ``<head>`` say a URL is not one of them:
   redirect stubs generators write for moved pages.
 
 Only the head is read (at most :data:`HEAD_READ_LIMIT` bytes, up to ``</head>``
-or ``<body``). A page whose head holds none of the words these checks look
+or ``<body``), in UTF-8 or the charset a ``<meta>`` declares, or in UTF-16 when
+the page starts with its byte order mark. A page whose head holds none of the words these checks look
 for (``robots``, ``googlebot``, ``canonical``, ``refresh``) is passed over
 unparsed; of the others only the ``<meta>``, ``<link>`` and ``<base>`` tags that
 hold one of them reach the HTML parser. Checking a page costs about 0.1 ms,

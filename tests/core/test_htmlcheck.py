@@ -225,6 +225,14 @@ def test_a_utf16_page_with_a_byte_order_mark_is_read_in_its_encoding(tmp_path, e
         assert check_built_page(page, "https://example.com/\u00fcber/") == (None, None)
 
 
+def test_a_declared_utf16_charset_in_a_page_without_bom_is_read_as_utf8(tmp_path):
+    # HTML standard, "prescan a byte stream": a <meta> naming UTF-16 means UTF-8
+    # (bytes that could be read as ASCII this far are no UTF-16).
+    page = tmp_path / "page.html"
+    page.write_bytes(b'<html><head><meta charset="utf-16"><link rel="canonical" href="/caf\xe9/"></head></html>')
+    assert check_built_page(page, PAGE_URL) == ("canonical", "https://example.com/caf\ufffd/")
+
+
 def test_a_utf16_head_cut_by_the_read_limit_still_gives_an_answer(tmp_path):
     page = tmp_path / "page.html"
     # An odd number of bytes, and a surrogate pair cut in two at the limit.
