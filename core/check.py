@@ -78,7 +78,24 @@ def check_site(site_dir: Path, base_url: str, *, entry: str = "sitemap.xml", max
         result.files.append(name)
         for child in _check_file(site_dir, name, scope, max_bytes, result):
             todo.append((child, name, 0))
+        _check_gzip_copy(site_dir, name, result)
     return result
+
+
+def _check_gzip_copy(site_dir: Path, name: str, result: CheckResult) -> None:
+    """A ``sitemap.xml.gz`` beside ``sitemap.xml`` is read by whoever was given its
+    URL: it must hold the same bytes, not an older build's sitemap."""
+    if name.endswith(".gz") or not (site_dir / (name + ".gz")).is_file():
+        return
+    try:
+        copy = gzip.decompress((site_dir / (name + ".gz")).read_bytes())
+    except (OSError, EOFError) as error:
+        result.problems.append(Problem(name + ".gz", 0, f"not a valid gzip file: {error}"))
+        return
+    if copy != (site_dir / name).read_bytes():
+        result.problems.append(Problem(
+            name + ".gz", 0, f"is not a copy of {name}: a stale sitemap, left by an earlier build or another generator",
+        ))
 
 
 def _local_name(url: str, scope: Scope) -> str | None:
