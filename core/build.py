@@ -375,6 +375,9 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
     and every page it names declares the same group (reciprocal); else the page
     gets no alternates and one notice says why."""
     by_key = {comparable_url(loc): loc for loc in kept}
+    # Whether the adapter gave groups at all: then a page it gave none (an untranslated
+    # page) that declares one disagrees with it too.
+    adapter_groups = any(page.translation_key is not None or page.alternates for page in kept.values())
     groups: dict[str, frozenset[tuple[str, str]] | str] = {}
     for loc, facts in heads.items():
         if loc not in kept or not facts.alternates:
@@ -390,9 +393,16 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
                 problem = f"it names {href}, which this sitemap does not list"
             else:
                 pairs.add((tag, target))
-        if problem is None and loc not in {target for _, target in pairs}:
-            problem = "it does not name the page itself"
         groups[loc] = problem if problem is not None else frozenset(pairs)
+    # Pelican's themes, among others, name only the other versions: the page's own
+    # language is then the one those versions give it.
+    for loc, group in list(groups.items()):
+        if isinstance(group, frozenset) and loc not in {target for _, target in group}:
+            own = {
+                tag for _, target in group if isinstance(groups.get(target), frozenset)
+                for tag, named in groups[target] if named == loc  # type: ignore[union-attr]
+            }
+            groups[loc] = group | {(own.pop(), loc)} if len(own) == 1 else "it does not name the page itself"
     refused: dict[str, str] = {}
     disagree: list[str] = []
     for loc, group in groups.items():
@@ -420,7 +430,7 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
                     alternates += (("x-default", defaults[0]),)
                 elif x_default and x_default in dict(languages):
                     alternates += (("x-default", dict(languages)[x_default]),)
-        if page.alternates and page.alternates != alternates:
+        if adapter_groups and page.alternates != alternates:
             disagree.append(loc)
         if page.alternates != alternates:
             kept[loc] = dataclasses.replace(page, alternates=alternates)
