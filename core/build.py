@@ -371,9 +371,10 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
     """The hreflang alternates pages declare in their heads (Hugo, Zensical and
     Material multilingual sites) replace any the adapter gave, so crawlers read one
     answer from the page and the sitemap. A declared group is listed when it holds
-    only language tags, names the page itself, names only pages of this sitemap,
-    and every page it names declares the same group (reciprocal); else the page
-    gets no alternates and one notice says why."""
+    only language tags, names only pages of this sitemap, includes the page itself
+    (named by the page, or by the versions it names), and every page it names
+    declares the same group (reciprocal); else the page gets no alternates and one
+    notice says why."""
     by_key = {comparable_url(loc): loc for loc in kept}
     # Whether the adapter gave groups at all: then a page it gave none (an untranslated
     # page) that declares one disagrees with it too.
