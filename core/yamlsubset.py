@@ -190,14 +190,25 @@ class _Parser:
         is_item = content == "-" or content.startswith(("- ", "-\t"))
         if column < parent_indent or (column == parent_indent and not (is_item and same_level_sequence)):
             return None, index
-        if "\t" in line[:column + 1] and column == 0 and line.startswith("\t"):
+        if content.startswith("\t"):
             raise self.error(index, "tabs cannot indent YAML")
         if is_item:
             return self.sequence(index, column)
         if _KEY.match(content):
             return self.mapping(index, column)
-        # A plain or quoted scalar on a line of its own.
-        return self.inline(content, index), index + 1
+        # A scalar on lines of its own: a quoted one, or plain text folded into one line.
+        text = _strip_comment(content)
+        if text[:1] in "\"'" and _quote_end(text) < 0:
+            text, index = self.multi_line_quoted(text, index)
+            return self.inline(text, index), index + 1
+        if text[:1] in "\"'[{":
+            return self.inline(text, index), index + 1
+        parts = [text]
+        index += 1
+        while index < len(self.lines) and not _blank(self.lines[index]) and _indent(self.lines[index]) >= column:
+            parts.append(_strip_comment(self.lines[index].strip()))
+            index += 1
+        return resolve_plain(" ".join(parts)), index
 
     def mapping(self, index: int, column: int) -> tuple[dict[str, Any], int]:
         result: dict[str, Any] = {}

@@ -191,3 +191,9 @@ def test_bad_settings_name_the_file_and_setting(tmp_path, text, message):
     with pytest.raises(SitemapkitError) as raised:
         read_project_config(tmp_path / "mkdocs.yml")
     assert str(raised.value) == message
+
+
+def test_scalars_on_lines_of_their_own():
+    text = "site_url:\n  https://example.org/\n  docs/\nsite_dir:\n  'a\n  b'\nuse_directory_urls:\n  no\n"
+    keys = {"site_url", "site_dir", "use_directory_urls"}
+    assert read_top_level(text, keys) == pyyaml(text, keys)
