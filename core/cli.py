@@ -117,6 +117,12 @@ def cmd_build(args: argparse.Namespace) -> int:
         pages = with_mirrored_sources(pages, site_dir, Path(args.source))
     report = build_site(sorted(pages, key=lambda p: p.loc), options, site_dir)
     report.excluded.extend(left_out)
+    if args.config and report.urls:
+        from .mkdocsconfig import GENERATOR_SITEMAPS
+
+        # Under another name than the generator's own, ours would leave its
+        # sitemap.xml (and .gz) published, stale from this build on.
+        publish.remove_files(site_dir, [name for name in GENERATOR_SITEMAPS if name not in report.files])
     for notice in report.notices:
         print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
     print(report.details().rstrip("\n") if options.verbose else report.summary())

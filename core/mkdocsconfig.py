@@ -42,6 +42,9 @@ _WANTED = frozenset({
     "site_url", "docs_dir", "site_dir", "use_directory_urls", "exclude_docs", "draft_docs", "not_in_nav", "plugins",
 })
 PLUGIN_NAME = "sitemapkit"
+#: The sitemap MkDocs' themes and Zensical write at the site root: replaced by ours,
+#: or removed when ours has another name (``filename``, ``format: txt``).
+GENERATOR_SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")
 
 
 @dataclasses.dataclass(frozen=True)

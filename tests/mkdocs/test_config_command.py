@@ -170,3 +170,13 @@ def test_config_without_site_url_names_it(repository):
     assert result.returncode == 2
     assert "mkdocs.yml: site_url: is not set" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_under_another_name_the_generators_sitemap_goes(repository):
+    root = copy_of(repository, "txt")
+    zensical_build(root, "mkdocs.yml")
+    assert (root / "site" / "sitemap.xml").is_file()
+    result = sitemapkit(root, "--config", "mkdocs.yml", "--format", "txt")
+    assert result.returncode == 0, result.stderr
+    assert (root / "site" / "sitemap.txt").read_text().count("https://example.org/") == 8
+    assert not (root / "site" / "sitemap.xml").exists()
