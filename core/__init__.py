@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError, OutputError, SitemapkitError, UrlError
+from .languages import language_tag
 from .model import (
     CHANGEFREQ_VALUES,
     DEFAULT_MAX_BYTES,
@@ -63,5 +64,6 @@ __all__ = [
     "UrlError",
     "__version__",
     "build_site",
+    "language_tag",
     "resolve_lastmods",
 ]

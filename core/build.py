@@ -11,7 +11,6 @@ import dataclasses
 import datetime as dt
 import fnmatch
 import operator
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -23,7 +22,9 @@ from .lastmod import resolve_lastmods
 from .model import Excluded, Notice, Options, Page, Report
 from .robots import merge_sitemap_lines
 from .robotsrules import RobotsRules
-from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, EncodeResult, format_lastmod, encode_pages
+from .dates import W3C_DATETIME, lastmod_instant, parse_lastmod
+from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, encode_pages
+from .languages import X_DEFAULT, language_tag
 from .urls import OutOfScope, Scope
 
 ROBOTS_TXT = "robots.txt"
@@ -91,6 +92,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
             raise
         raise UrlError(str(error)) from None
     report.excluded.extend(result.excluded)
+    report.notices.extend(result.notices)
     report.urls = result.urls
     names = [f.name for f in files]
     if options.gzip_copy:
@@ -217,7 +219,11 @@ def _resolve_dates(
             value = _parse_front_matter_date(value, page)
         if value is not page.lastmod and loc in kept:
             kept[loc] = _with_lastmod(page, value)
-        instant = _instant(value)
+        try:
+            instant = lastmod_instant(value)
+        except UrlError as error:
+            where = f"{page.source} ({page.loc})" if page.source is not None else repr(page.loc)
+            raise UrlError(f"lastmod of {where}: {error}") from None
         if instant is not None:
             resolved[loc] = (instant, value)
     # Listing pages (tags, categories, indexes) changed when their newest member did.
@@ -241,37 +247,12 @@ def _with_lastmod(page: Page, value) -> Page:
     return Page(*values)
 
 
-def _instant(value) -> dt.datetime | None:
-    """``format_lastmod(value)[1]``, the moment a lastmod stands for, without
-    writing out the text for the datetimes and dates adapters mostly give; any
-    other value is checked here as the writer will check it."""
-    if type(value) is dt.date:
-        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
-    if isinstance(value, dt.datetime):
-        if value.utcoffset() is None:
-            value = value.replace(tzinfo=dt.timezone.utc)
-        return value.replace(microsecond=0) if value.microsecond else value
-    formatted = format_lastmod(value)
-    return None if formatted is None else formatted[1]
-
-
 def _parse_front_matter_date(value: str, page: Page):
-    from .lastmod import parse_lastmod
-
     try:
         return parse_lastmod(value)
     except ValueError as error:
         where = f"{page.source} ({page.loc})" if page.source is not None else repr(page.loc)
         raise UrlError(f"lastmod of {where}: {error}") from None
-
-
-_LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*\Z")
-
-
-def _language_tag(code: str) -> str | None:
-    """A BCP 47 tag as hreflang wants it (``pt_BR`` -> ``pt-BR``), or None."""
-    tag = code.strip().replace("_", "-")
-    return tag if _LANGUAGE_TAG.match(tag) else None
 
 
 def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report) -> None:
@@ -287,7 +268,7 @@ def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report)
         if page.translation_key is not None and page.hreflang:
             groups.setdefault(page.translation_key, []).append((page.hreflang, loc))
     bad: set[str] = set()
-    x_default = _language_tag(options.x_default) if options.x_default else None
+    x_default = language_tag(options.x_default) if options.x_default else None
     for loc, page in kept.items():
         pairs: dict[str, str] = {}
         given = list(page.alternates)
@@ -295,20 +276,20 @@ def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report)
             given += groups.get(page.translation_key, ())
         if page.hreflang:
             given.append((page.hreflang, loc))
-        given = [(code, href) for code, href in given if code != "x-default"]
+        given = [(code, href) for code, href in given if code != X_DEFAULT]
         for code, href in given:
-            tag = _language_tag(code)
+            tag = language_tag(code)
             if tag is None:
                 bad.add(code)
             else:
                 pairs.setdefault(tag, href)
-        if len(pairs) < 2 or any(_language_tag(code) is None for code, _ in given):
+        if len(pairs) < 2 or any(language_tag(code) is None for code, _ in given):
             if page.alternates:
                 kept[loc] = dataclasses.replace(page, alternates=())
             continue
         alternates = sorted(pairs.items())
         if x_default and x_default in pairs:
-            alternates.append(("x-default", pairs[x_default]))
+            alternates.append((X_DEFAULT, pairs[x_default]))
         kept[loc] = dataclasses.replace(page, alternates=tuple(alternates))
     if bad:
         report.notices.append(Notice(

@@ -14,12 +14,11 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from .model import CHANGEFREQ_VALUES, MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, MAX_BYTES_CEILING
-from .encoder import SITEMAP_NS, W3C_DATETIME
-from .urls import Scope, encode_url
+from .dates import W3C_DATETIME
+from .encoder import SITEMAP_NS
+from .urls import Scope, encode_url, is_uri
 
 _ROBOTS_SITEMAP = re.compile(r"[ \t]*sitemap[ \t]*:[ \t]*(\S+)", re.IGNORECASE)
-# What a loc may hold once it is a URI: RFC 3986 characters and valid %XX escapes.
-_URI_CHARS = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})*\Z")
 _URL_CHILDREN = ("loc", "lastmod", "changefreq", "priority")
 
 
@@ -186,7 +185,7 @@ def _is_priority(text: str) -> bool:
 
 
 def _check_loc(text: str, line: int, problem, scope: Scope, site_dir: Path, in_index: bool) -> str | None:
-    if not _URI_CHARS.match(text):
+    if not is_uri(text):
         problem(line, f"loc {text!r} is not percent-encoded (spaces, non-ASCII or other characters RFC 3986 forbids)")
         return None
     if len(text) > MAX_LOC_LENGTH:
