@@ -22,7 +22,7 @@ from .dates import written_lastmod
 from .errors import UrlError
 from .languages import X_DEFAULT, language_tag
 from .model import Excluded, Notice, Options, Page
-from .urls import OutOfScope, Scope, encode_url, escape_xml, is_web_url
+from .urls import WEB_SCHEMES, OutOfScope, Scope, encode_url, escape_xml, is_web_url
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
@@ -51,6 +51,8 @@ LOC_CLOSE = "</loc>"
 LASTMOD_OPEN = "<lastmod>"
 LASTMOD_CLOSE = "</lastmod>"
 URL_CLOSE = "</url>"
+# RFC 3986 section 3.1: a URL's scheme, up to its colon.
+_URI_SCHEME = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.-]*):")
 
 
 def _options_extra(options: Options) -> str:
@@ -205,7 +207,11 @@ class _Formatter:
 
     def _href(self, href: str) -> str:
         # Alternates may live on other hosts (one site per language), so they are
-        # encoded but not held to this sitemap's scope.
+        # encoded but not held to this sitemap's scope. An alternate is a URL, so
+        # "javascript:x" names a scheme here, never a file below the base.
+        scheme = _URI_SCHEME.match(href)
+        if scheme is not None and scheme.group(1).lower() not in WEB_SCHEMES:
+            return ""
         try:
             return self.scope.loc(href)
         except OutOfScope:

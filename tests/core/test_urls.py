@@ -92,3 +92,35 @@ def test_bad_base_url(base: str) -> None:
         Options(base_url=base)
     assert raised.value.option == "base_url"
     assert raised.value.for_setting("site_url").startswith("site_url: ")
+
+
+@pytest.mark.parametrize("url", [
+    "https://example.org/docs/../admin/secret",
+    "https://example.org/docs/%2e%2e/admin/pct",
+    "https://example.org/docs/%2E./admin/mixed",
+    "https://example.org/docs/a/../../admin/mid",
+    "//evil.example/x",
+    "//evil.example/docs/x",
+])
+def test_dot_segments_and_network_paths_cannot_leave_the_base(url: str) -> None:
+    """Dot segments are resolved in absolute URLs too, "." spelled %2E included;
+    "//host/..." names another host, not a path below the base."""
+    with pytest.raises(OutOfScope):
+        Scope("https://example.org/docs/").loc(url)
+
+
+def test_dot_segments_inside_the_base_resolve() -> None:
+    scope = Scope("https://example.org/docs/")
+    assert scope.loc("https://example.org/docs/a/%2e%2e/b") == "https://example.org/docs/b"
+    assert scope.loc("https://example.org/docs/a/./b") == "https://example.org/docs/a/b"
+    # Not a dot segment: left as written.
+    assert scope.loc("https://example.org/docs/a%2Eb/..c") == "https://example.org/docs/a%2Eb/..c"
+
+
+def test_url_comparison_lives_with_scope() -> None:
+    from sitemapkit import htmlcheck, robotsrules, urls
+
+    assert htmlcheck.comparable_url is urls.comparable_url
+    assert robotsrules.normalise_percent_encoding is urls.normalise_percent_encoding
+    assert not hasattr(htmlcheck, "_remove_dot_segments")
+    assert urls.comparable_url("https://example.org/a/%2e%2e/b/index.html") == "https://example.org/b/"
