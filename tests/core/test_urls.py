@@ -124,3 +124,9 @@ def test_url_comparison_lives_with_scope() -> None:
     assert robotsrules.normalise_percent_encoding is urls.normalise_percent_encoding
     assert not hasattr(htmlcheck, "_remove_dot_segments")
     assert urls.comparable_url("https://example.org/a/%2e%2e/b/index.html") == "https://example.org/b/"
+
+
+def test_a_network_path_reference_is_another_host_even_below_the_root() -> None:
+    with pytest.raises(OutOfScope):
+        Scope("https://example.org/").loc("//evil.example/x")
+    assert Scope("https://example.org/").loc("//example.org/x") == "https://example.org/x"
