@@ -11,7 +11,6 @@ import gzip
 import re
 import xml.parsers.expat
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from .model import CHANGEFREQ_VALUES, MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, MAX_BYTES_CEILING
 from .dates import W3C_DATETIME
@@ -81,10 +80,8 @@ def check_site(site_dir: Path, base_url: str, *, entry: str = "sitemap.xml", max
 
 
 def _local_name(url: str, scope: Scope) -> str | None:
-    if not url.startswith(scope.prefix):
-        return None
-    rest = unquote(url[len(scope.prefix):])
-    return rest if rest and "/" not in rest else None
+    below = scope.file_below(url)
+    return below if below and "/" not in below else None
 
 
 def _check_file(site_dir: Path, name: str, scope: Scope, max_bytes: int, result: CheckResult) -> list[str]:
@@ -198,7 +195,10 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site_dir: Path, in_i
     if not normal.startswith(scope.prefix):
         problem(line, f"loc {text} is outside {scope.prefix}, the folder this sitemap may list")
         return None
-    below = unquote(urlsplit(normal).path)[len(unquote(urlsplit(scope.prefix).path)):]
+    below = scope.file_below(normal)
+    if below is None:
+        problem(line, f"loc {text} names no file below {scope.prefix}")
+        return None
     if in_index:
         if not (site_dir / below).is_file():
             problem(line, f"sitemap {text} has no file in the site")

@@ -49,7 +49,8 @@ from .encoder import (
 )
 from .urls import (
     CONTROL_RANGES,
-    DOT_SEGMENT,
+    DOT_SEGMENT_MARKS,
+    SLASH_DOT_SEGMENT,
     LONE_PERCENT,
     PLAIN_BYTES,
     SCHEME,
@@ -73,7 +74,9 @@ _NEEDS_ENCODING = re.compile(b"[^" + URI_PLAIN_CLASS.encode("ascii") + b"%\t\n]+
 _LONE_PERCENT = re.compile(LONE_PERCENT.encode("ascii"))
 # Control characters in UTF-8 (C1 ones are two bytes), but the tab and line break.
 _CONTROL = re.compile(utf8_pattern(CONTROL_RANGES, allowed=b"\t\n"))
-_DOT_SEGMENT = re.compile(DOT_SEGMENT.encode("ascii"))
+# Lines start with the base URL, so a dot segment always follows a "/".
+_DOT_SEGMENT = re.compile(SLASH_DOT_SEGMENT.encode("ascii"))
+_DOT_SEGMENT_MARKS = [mark.encode("ascii") for mark in DOT_SEGMENT_MARKS]
 _ABSOLUTE_LINE = re.compile(b"(?m)^(?:/|" + SCHEME.encode("ascii") + b")")
 # The XML escapes a percent-encoded URL can need (the others' characters are encoded).
 _ESCAPES = [(c.encode("ascii"), e.encode("ascii")) for c, e in XML_ESCAPES.items() if c.encode("ascii") in _PLAIN]
@@ -160,7 +163,7 @@ def plain_block(block: bytes, prefix: bytes, parts: EntryParts = _XML_PARTS) -> 
     # Every line starts with the prefix, so none is blank.
     if block.count(b"\n" + prefix) != block.count(b"\n") - 1:
         return None
-    if b"#" in block or ((b"/." in block or b"%2" in block) and _DOT_SEGMENT.search(block)):
+    if b"#" in block or (any(map(block.__contains__, _DOT_SEGMENT_MARKS)) and _DOT_SEGMENT.search(block)):
         return None
     if b"%" in block:
         block = _LONE_PERCENT.sub(b"%25", block)

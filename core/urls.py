@@ -9,7 +9,7 @@ standard for IRIs": IRIs become URIs by UTF-8 percent-encoding, then the XML ent
 from __future__ import annotations
 
 import re
-from urllib.parse import quote, urljoin, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 from .errors import UrlError
 from .model import MAX_LOC_LENGTH
@@ -31,9 +31,14 @@ LONE_PERCENT = r"%(?![0-9A-Fa-f]{2})"
 CONTROL_RANGES = ((0x00, 0x1F), (0x7F, 0x9F))
 #: "scheme://" marks an absolute URL; a bare "a:b" is a file name here, not a scheme.
 SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
-#: A "." or ".." path segment, "." also spelled %2E (RFC 3986 section 6.2.2.2),
-#: up to the end of the segment (the tab and line break end a line of a URL list).
-DOT_SEGMENT = r"(?:^|/)(?:\.|%2[Ee]){1,2}(?=[/?#\t\n]|\Z)"
+#: A "." or ".." path segment after its "/", "." also spelled %2E (RFC 3986
+#: section 6.2.2.2), up to the end of the segment (the tab and line break end a
+#: line of a URL list). Every match holds one of DOT_SEGMENT_MARKS, which a
+#: whole-block scan looks for first (a plain substring search is fast).
+SLASH_DOT_SEGMENT = r"/(?:\.|%2[Ee]){1,2}(?=[/?#\t\n]|\Z)"
+DOT_SEGMENT_MARKS = ("/.", "/%2e", "/%2E")
+#: The same at the start of a relative path too.
+DOT_SEGMENT = r"(?:^|/)" + SLASH_DOT_SEGMENT[1:]
 #: sitemaps.org "Entity escaping": & ' " > < become &amp; &apos; &quot; &gt; &lt;.
 XML_ESCAPES = {"&": "&amp;", "'": "&apos;", '"': "&quot;", "<": "&lt;", ">": "&gt;"}
 #: The schemes a sitemap may name, and their default ports.
@@ -349,6 +354,21 @@ class Scope:
         if len(loc) > MAX_LOC_LENGTH:
             raise OutOfScope("too long")
         return loc
+
+    def file_below(self, url: str) -> str | None:
+        """The path, percent-decoded, below the base folder that ``url`` names (the
+        file a static host serves it from), or None: outside the base, not a URL,
+        or a decoded segment that would climb out of the folder (``..%2F..``)."""
+        try:
+            normal = encode_url(url)
+        except UrlError:
+            return None
+        if not normal.startswith(self.prefix):
+            return None
+        below = unquote(urlsplit(normal).path[len(urlsplit(self.prefix).path):])
+        if "\0" in below or any(segment in (".", "..") for segment in re.split(r"[/\\]", below)):
+            return None
+        return below
 
     def path_below(self, loc: str) -> str:
         """The part of an encoded ``loc`` below the base folder (for exclude globs)."""

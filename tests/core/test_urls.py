@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitemapkit import ConfigError, Options, UrlError
 from sitemapkit.urls import OutOfScope, Scope, encode_url, escape_xml
@@ -130,3 +134,27 @@ def test_a_network_path_reference_is_another_host_even_below_the_root() -> None:
     with pytest.raises(OutOfScope):
         Scope("https://example.org/").loc("//evil.example/x")
     assert Scope("https://example.org/").loc("//example.org/x") == "https://example.org/x"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from("/.%2eEa?#\t\n"), max_size=12))
+def test_every_dot_segment_holds_a_mark_the_block_path_looks_for(text: str) -> None:
+    """The block path searches for the marks before it runs the pattern."""
+    from sitemapkit.urls import DOT_SEGMENT_MARKS, SLASH_DOT_SEGMENT
+
+    if re.search(SLASH_DOT_SEGMENT, text):
+        assert any(mark in text for mark in DOT_SEGMENT_MARKS)
+
+
+@pytest.mark.parametrize("url, below", [
+    ("https://example.org/docs/a%20b/c.html", "a b/c.html"),
+    ("https://EXAMPLE.org:443/docs/x/../sitemap-1.xml", "sitemap-1.xml"),
+    ("https://example.org/docs/", ""),
+    ("https://example.org/docs/..%2F..%2Fetc/passwd", None),
+    ("https://example.org/docs/a/%2E%2E%5Csecret", None),
+    ("https://example.org/docs/../outside/secret.xml", None),
+    ("https://example.org/other/x", None),
+    ("//etc/passwd", None),
+])
+def test_the_file_a_url_names_stays_below_the_base_folder(url: str, below: str | None) -> None:
+    assert Scope("https://example.org/docs/").file_below(url) == below

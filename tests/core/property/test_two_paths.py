@@ -9,6 +9,7 @@ everything the careful way.
 
 from __future__ import annotations
 
+import re
 import zlib
 
 from hypothesis import given, settings
@@ -47,8 +48,8 @@ rare_date = st.sampled_from(["2024-05-01T10:00+02:00", "2024-05-01T10:00:00.25Z"
 
 
 def seldom(strategy):
-    """No value two times in three, else one."""
-    return st.one_of(st.just(()), st.just(()), strategy.map(lambda value: (value,)))
+    """No value three times in four, else one."""
+    return st.one_of(st.just(()), st.just(()), st.just(()), strategy.map(lambda value: (value,)))
 
 
 options = st.builds(
@@ -60,15 +61,29 @@ options = st.builds(
 )
 
 
-def careful(lines: list[str], opts: Options):
-    """The page-by-page path's entries and loc hashes, or the error it stops with."""
+# hreflang alternates: a URL list has none, so the block path never writes them;
+# the page path adds them to an entry without changing anything else in it.
+alternate_sets = st.sampled_from([
+    (("en", "https://example.org/en/a"), ("fr", "https://example.fr/a?x=1&y=2")),
+    (("de-CH-1901", "https://example.org/de/ä"), ("en-x-test", "https://example.org/en/"), ("x-default", "https://example.org/")),
+])
+_LINKS = re.compile(rb'(?:<xhtml:link rel="alternate" hreflang="[^"]+" href="[^"]+"/>)+(?=</url>\Z)')
+
+
+def careful(lines: list[str], opts: Options, alternates: dict | None = None):
+    """The page-by-page path's entries (their hreflang links taken out) and loc
+    hashes, or the error it stops with."""
     scope = Scope(opts.base_url)
     formatter = _Formatter(opts, scope, EncodeResult())
     entries, hashes = [], []
     try:
-        for line in lines:
+        for index, line in enumerate(lines):
             url, _, lastmod = line.partition("\t")
-            entry = formatter.entry(Page(url, lastmod=lastmod or None))
+            links = (alternates or {}).get(index, ())
+            entry = formatter.entry(Page(url, lastmod=lastmod or None, alternates=links))
+            if links and entry is not None and not opts.format == "txt":
+                entry, found = _LINKS.subn(b"", entry)
+                assert found == 1 and b"<xhtml:link" not in entry
             if entry is None:
                 return "left out"
             entries.append(entry)
@@ -87,9 +102,10 @@ def test_block_path_writes_what_the_page_path_writes() -> None:
         rows=st.lists(st.tuples(path, date), min_size=1, max_size=12, unique_by=lambda row: row[0]),
         rare=seldom(st.tuples(st.integers(0, 11), rare_piece)),
         rare_dates=seldom(st.tuples(st.integers(0, 11), rare_date)),
+        with_alternates=seldom(st.tuples(st.integers(0, 11), alternate_sets)),
         absolute=st.booleans(),
     )
-    def compare(opts: Options, rows, rare, rare_dates, absolute: bool) -> None:
+    def compare(opts: Options, rows, rare, rare_dates, with_alternates, absolute: bool) -> None:
         counts["examples"] += 1
         rows = [list(row) for row in rows]
         for index, piece in rare:
@@ -100,7 +116,7 @@ def test_block_path_writes_what_the_page_path_writes() -> None:
         lines = [(prefix + p if absolute else p) + ("" if d is None else "\t" + d) for p, d in rows]
         block = ("\n".join(lines) + "\n").encode("utf-8")
         quick = plain_block(block, prefix.encode(), EntryParts.of(opts))
-        expected = careful(lines, opts)
+        expected = careful(lines, opts, {index % len(rows): links for index, links in with_alternates})
         if quick is None:
             return  # the careful path's block: nothing to compare
         counts["compared"] += 1
