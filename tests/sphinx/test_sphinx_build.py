@@ -335,6 +335,11 @@ def test_a_private_use_language_tag_is_an_alternate_not_a_stopped_build(project)
     ])
 
 
+def test_x_default_that_is_no_language_stops_naming_the_setting(project):
+    result = sphinx_build(project, project / "_build" / "html", "-D", "sitemapkit_x_default=12")
+    assert_stopped_naming(result, "sitemapkit_x_default", "'12' is not a language tag")
+
+
 def test_languages_need_the_language_in_html_baseurl(project):
     out = project / "_build" / "html"
     result = sphinx_build(
