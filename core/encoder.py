@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import datetime as dt
 import hashlib
 import itertools
 import operator
@@ -18,7 +17,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from .dates import written_lastmod
+from .dates import LastmodWriter, newest_written
 from .errors import UrlError
 from .languages import X_DEFAULT, language_tag
 from .model import Excluded, Notice, Options, Page
@@ -130,8 +129,7 @@ class _Formatter:
         # Problems with alternates already told (one notice each).
         self.told: set[str] = set()
         self.previous: str | None = None
-        # UTC offset -> how lastmod writes it ("+02:00"); a site has a few.
-        self.offsets: dict[dt.timedelta, str] = {}
+        self.lastmod_text = LastmodWriter().text
 
     def entry(self, page: Page) -> bytes | None:
         """The entry for ``page``, or None when it is left out (and reported)."""
@@ -148,24 +146,10 @@ class _Formatter:
         if self.text:
             # The text form: "one URL per line ... must not contain anything else".
             return loc.encode("ascii")
-        value = page.lastmod
-        offset = value.utcoffset() if isinstance(value, dt.datetime) else None
-        if offset is not None and not offset.seconds % 60 and not offset.microseconds:
-            # The common case, kept fast: the text written_lastmod writes, without
-            # the instant it also works out, and without isoformat(), which asks
-            # the time zone for the offset again (a zoneinfo zone takes 0.5 µs).
-            zone = self.offsets.get(offset)
-            if zone is None:
-                zone = self.offsets[offset] = value.isoformat(timespec="seconds")[19:]
-            lastmod = "%04d-%02d-%02dT%02d:%02d:%02d%s" % (
-                value.year, value.month, value.day, value.hour, value.minute, value.second, zone
-            )
-        else:
-            try:
-                written = written_lastmod(value)
-            except UrlError as error:
-                raise UrlError(f"{page.loc}: {error}") from None
-            lastmod = None if written is None else written[0]
+        try:
+            lastmod = self.lastmod_text(page.lastmod)
+        except UrlError as error:
+            raise UrlError(f"{page.loc}: {error}") from None
         parts = [URL_OPEN, escape_xml(loc), LOC_CLOSE]
         if lastmod is not None:
             parts += [LASTMOD_OPEN, lastmod, LASTMOD_CLOSE]
@@ -219,7 +203,7 @@ class _Formatter:
 
 
 _ALTERNATE_MARK = b"<xhtml:link"
-_LASTMOD_TEXT = re.compile(rb"<lastmod>([^<]+)</lastmod>")
+_LASTMOD_TEXT = re.compile(LASTMOD_OPEN.encode("ascii") + b"([^<]+)" + LASTMOD_CLOSE.encode("ascii"))
 
 
 def _newest_lastmod(body: bytes) -> str | None:
@@ -227,19 +211,8 @@ def _newest_lastmod(body: bytes) -> str | None:
     return _newest_of(_LASTMOD_TEXT.findall(body))
 
 
-def _newest_of(dates: list[bytes]) -> str | None:
-    """The newest of lastmod texts (empty ones ignored), as written.
-
-    Offsets stay within a day of UTC, so nothing whose calendar day is two days
-    before the latest day written can be the newest: only the few dates near the
-    top are parsed and compared as instants.
-    """
-    latest = max(dates, default=b"")
-    if not latest:
-        return None
-    floor = (dt.date.fromisoformat(latest[:10].decode("ascii")) - dt.timedelta(days=2)).isoformat().encode("ascii")
-    candidates = {d.decode("ascii") for d in filter(floor.__le__, dates)}
-    return max(sorted(candidates), key=lambda text: written_lastmod(text)[1])  # type: ignore[index]
+#: The newest of lastmod texts, as written (one definition, in dates.py).
+_newest_of = newest_written
 
 
 # Shards hold about this fraction of a full file (see ShardPlanner.choose_boundaries).
@@ -344,7 +317,7 @@ class ShardPlanner:
         alternates = not self.text_format and _ALTERNATE_MARK in body
         data = self.heads[alternates] + body + self.foot
         if name is None:
-            first = body[: body.index(b"\n")] if self.text_format else body[10 : body.index(b"</loc>")]
+            first = body[: body.index(b"\n")] if self.text_format else body[len(URL_OPEN) : body.index(b"</loc>")]
             # Named by its first URL, not its position: a shard split elsewhere in
             # the site does not rename (and so re-send) every shard after it.
             name = f"{self.stem}-{hashlib.blake2b(first, digest_size=5).hexdigest()}{self.suffix}"
