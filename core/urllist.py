@@ -270,7 +270,7 @@ class _BlockFormatter:
         try:
             text = block.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise _LineError(block.count(b"\n", 0, error.start), f"is not UTF-8 text ({error.reason})") from None
+            raise _LineError(block.count(b"\n", 0, error.start), f"not UTF-8 text ({error.reason})") from None
         for index, line in enumerate(text.split("\n")):
             line = line.rstrip("\r")
             if not line or line.startswith("#"):

@@ -237,3 +237,19 @@ def test_a_bad_lastmod_names_its_line_and_url(tmp_path: Path, monkeypatch, sourc
         run_list(tmp_path, data, source_kind, block_bytes, monkeypatch)
     name = "urls.tsv" if source_kind == "file" else "standard input"
     assert str(raised.value).endswith(f"{name} line 279: https://example.org/docs/p0277: lastmod 'yesterday' is not a W3C Datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00)")
+
+
+@pytest.mark.parametrize("source_kind", ["file", "stream"])
+@pytest.mark.parametrize("extra", [{"format": "txt"}, {"changefreq": "daily", "priority": 0.5}], ids=["txt", "changefreq"])
+def test_every_entry_option_takes_the_block_path_to_the_same_bytes(tmp_path: Path, monkeypatch, source_kind, extra) -> None:
+    """The text form and the options' changefreq and priority are written by the
+    block path too (workers, stitching), and the same as page by page."""
+    lines = make_list(3000)
+    data = ("\n".join(lines) + "\n").encode()
+    options = dict(max_urls=100, max_bytes=65536, **extra)
+    # The list's plain blocks take the quick path with these options too.
+    assert urllist._BlockFormatter(Options(base_url=BASE, **options)).plain(("\n".join(lines[:40]) + "\n").encode()) is not None
+    files, result = run_list(tmp_path, data, source_kind, 1024, monkeypatch, **options)
+    pages = [Page(l.partition("\t")[0], lastmod=l.partition("\t")[2] or None) for l in lines]
+    assert files == {f.name: f.data for f in encode_pages(pages, Options(base_url=BASE, **options))}
+    assert result.urls == 3000 and len(files) > 30
