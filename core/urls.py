@@ -156,18 +156,19 @@ def encode_part(text: str) -> str:
     return _NEEDS_ENCODING.sub(_encode_char, text)
 
 
-def encode_url(url: str) -> str:
+def encode_url(url: str, *, resolve_dots: bool = True) -> str:
     """An absolute IRI as a URI: IDNA host, lowercase scheme and host, no default
-    port, percent-encoded path, query and fragment."""
+    port, percent-encoded path, query and fragment, dot segments resolved (unless
+    ``resolve_dots`` is false: the path as written)."""
     if _CONTROL.search(url):
         raise UrlError(f"{url!r} contains control characters (tabs, line breaks...)")
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
     try:
+        parts = urlsplit(url)  # raises for a broken IPv6 literal: "https://[::1/"
         host = parts.hostname or ""
         port = parts.port
     except ValueError:
         raise UrlError(f"{url!r} has an invalid host or port") from None
+    scheme = parts.scheme.lower()
     if not host:
         raise UrlError(f"{url!r} is not an absolute URL with a host")
     if not host.isascii():
@@ -186,7 +187,8 @@ def encode_url(url: str) -> str:
     path, question, query = tail.partition("?")
     # "/docs/../admin" is "/admin" to every crawler, "/docs/%2e%2e/admin" too:
     # resolved here, so scope is judged on the URL that will be fetched.
-    path = remove_dot_segments(path)
+    if resolve_dots:
+        path = remove_dot_segments(path)
     encoded = f"{scheme}://{netloc}{encode_part(path + question + query)}"
     if hash_:
         encoded += "#" + encode_part(fragment).replace("#", "%23")
@@ -356,19 +358,18 @@ class Scope:
         return loc
 
     def file_below(self, url: str) -> str | None:
-        """The path, percent-decoded, below the base folder that ``url`` names (the
-        file a static host serves it from), or None: outside the base, not a URL,
-        or a decoded segment that would climb out of the folder (``..%2F..``)."""
+        """The path below the base folder that ``url`` names, as written (dot
+        segments kept) and percent-decoded: the file a static host serves it from;
+        None when ``url`` is no URL or lies outside the base. Whether that path
+        stays inside a folder on disk (``..``, a decoded ``%2F``) is for the code
+        that opens files to judge."""
         try:
-            normal = encode_url(url)
+            normal = encode_url(url, resolve_dots=False)
         except UrlError:
             return None
         if not normal.startswith(self.prefix):
             return None
-        below = unquote(urlsplit(normal).path[len(urlsplit(self.prefix).path):])
-        if "\0" in below or any(segment in (".", "..") for segment in re.split(r"[/\\]", below)):
-            return None
-        return below
+        return unquote(urlsplit(normal).path[len(urlsplit(self.prefix).path):])
 
     def path_below(self, loc: str) -> str:
         """The part of an encoded ``loc`` below the base folder (for exclude globs)."""
