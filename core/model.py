@@ -18,6 +18,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 from urllib.parse import urlsplit
 
 from .errors import ConfigError
+from .languages import language_tag
 
 # sitemaps.org/protocol.html, "Sitemap file location" and "Using Sitemap index files":
 # "Each Sitemap file that you provide must have no more than 50,000 URLs".
@@ -145,7 +146,7 @@ class Options:
     x_default: str | None = _option(
         None,
         "the hreflang of the version also announced as x-default in alternates groups",
-        values="a language tag such as en",
+        values="a language tag such as en, pt-BR or en-x-test",
     )
     report_file: str | None = _option(
         None,
@@ -177,6 +178,8 @@ class Options:
         if self.format == "txt" and self.filename == "sitemap.xml":
             object.__setattr__(self, "filename", default_name)
         _check_filename("filename", self.filename, (".xml",) if self.format == "xml" else (".txt",))
+        if self.x_default is not None and language_tag(self.x_default) is None:
+            raise ConfigError("x_default", f"{self.x_default!r} is not a language tag (such as en, pt-BR or en-x-test)")
         if self.stylesheet_template is not None and not Path(self.stylesheet_template).is_dir():
             raise ConfigError("stylesheet_template", f"{self.stylesheet_template!r} is not a folder")
         if self.report_file is not None:
