@@ -146,7 +146,7 @@ class Options:
     x_default: str | None = _option(
         None,
         "the hreflang of the version also announced as x-default in alternates groups",
-        values="a language tag such as en, pt-BR or en-x-test",
+        values="a language tag (such as en, pt-BR or en-x-test)",
     )
     report_file: str | None = _option(
         None,
@@ -289,7 +289,9 @@ class OptionSpec:
         if ok and self.bounds is not None:
             ok = self.bounds[0] <= value <= self.bounds[1]
         if not ok:
-            raise ConfigError(self.name, f"{value!r} must be {self.allowed()}")
+            # "5 is not a folder", "'a' is not a list of glob patterns"; "must be" a number or true/false.
+            verb = "is not" if self.values else "must be"
+            raise ConfigError(self.name, f"{value!r} {verb} {self.allowed()}")
 
 
 @functools.cache
