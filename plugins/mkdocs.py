@@ -83,8 +83,13 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         super().__init__()
         # None when no sitemap is to be written (site_url unset).
         self.options: Options | None = None
+        # `mkdocs serve`: a preview on 127.0.0.1, never published.
+        self.previewing = False
         # The final Files of each build in this run: one, or one per language.
         self.files: list[Files] = []
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.previewing = command == "serve"
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         # MkDocs' sitemap.xml gives every page the build date as lastmod; ours replaces
@@ -149,6 +154,10 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
             raise PluginError(error.for_setting(_setting_name(error.option))) from None
         except SitemapkitError as error:
             raise PluginError(f"sitemapkit: {error}") from None
+        if self.previewing:
+            # The advice is about publishing (the robots.txt line to add at the host
+            # root); a preview's URLs are 127.0.0.1 and nothing is published.
+            report.advice.clear()
         # The summary names sitemapkit itself: log it without the plugin logger's prefix.
         log.logger.info(report.details().rstrip() if self.options.verbose else report.summary())
         for notice in report.notices:

@@ -453,9 +453,23 @@ def finish_run(pelican) -> None:
     except ConfigError as error:
         setting = "SITEURL" if error.option == "base_url" else f"{SETTING}[{error.option!r}]"
         raise SitemapkitConfigError(setting, error.problem) from None
-    log.info("%s", report.details().rstrip("\n") if run.options.verbose else report.summary())
+    _show_summary(report.details().rstrip("\n") if run.options.verbose else report.summary())
     for notice in report.notices:
         log.warning("sitemapkit [" + notice.code + "]: %s", notice.message)
+
+
+def _show_summary(text: str) -> None:
+    """Log the summary at INFO, shown at Pelican's default verbosity.
+
+    Pelican shows INFO records only with --verbose, yet prints its own summary
+    ("Done: Processed ...") by default; this line (which carries the robots.txt
+    advice) is shown on the same terms. It stays INFO, so ``--fatal warnings``
+    does not count it; the level is this logger's own, so ``--quiet`` (which
+    raises the root logger past WARNING) still hides it.
+    """
+    shown = logging.getLogger().getEffectiveLevel()
+    log.setLevel(min(shown, logging.INFO) if shown <= logging.WARNING else logging.NOTSET)
+    log.info("%s", text)
 
 
 def _containing_run(run: _Run) -> _Run | None:
