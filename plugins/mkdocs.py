@@ -44,6 +44,10 @@ if TYPE_CHECKING:
 
 log = get_plugin_logger(__name__)
 
+# How a page states its own date here (read by _front_matter_date), offered when
+# git and file times cannot date it.
+PAGE_DATES = "give the pages a 'lastmod' or 'date' in their front matter"
+
 
 class SitemapkitConfig(base.Config):
     """The core's options, under the core's names.
@@ -149,7 +153,7 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         pages.sort(key=lambda page: page.loc)
         self.files = []
         try:
-            report = build_site(pages, self.options, Path(config.site_dir))
+            report = build_site(pages, self.options, Path(config.site_dir), page_dates=PAGE_DATES)
         except ConfigError as error:
             raise PluginError(error.for_setting(_setting_name(error.option))) from None
         except SitemapkitError as error:

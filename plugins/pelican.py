@@ -100,6 +100,9 @@ _DIRECT_TEMPLATE_KINDS = {
     "authors": "authors",
     "archives": "archives",
 }
+# How an article or page states its own date here, offered when git and file
+# times cannot date it.
+PAGE_DATES = "give the articles and pages a 'modified' or 'date' in their metadata"
 # Metadata values of ``sitemap:`` (Pelican hands metadata over as text).
 _FALSE = {"false", "no", "off", "0"}
 _TRUE = {"true", "yes", "on", "1"}
@@ -449,7 +452,7 @@ def finish_run(pelican) -> None:
         outer.handed_over.extend(_absolute(page, run.site_url) for page in pages)
         return
     try:
-        report = sitemapkit.build_site(pages, run.options, Path(run.output_dir))
+        report = sitemapkit.build_site(pages, run.options, Path(run.output_dir), page_dates=PAGE_DATES)
     except ConfigError as error:
         setting = "SITEURL" if error.option == "base_url" else f"{SETTING}[{error.option!r}]"
         raise SitemapkitConfigError(setting, error.problem) from None

@@ -128,3 +128,26 @@ def test_check_finds_shards_and_over_count(tmp_path: Path) -> None:
     assert sitemapkit("build", str(site), "--base-url", "https://example.org/", "--max-urls", "1").returncode == 0
     ok = sitemapkit("check", str(site), "--base-url", "https://example.org/")
     assert ok.returncode == 0 and "4 URLs in" in ok.stdout, ok.stdout
+
+
+def test_lastmod_git_outside_git_is_an_error_that_says_so(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    result = sitemapkit("build", str(site), "--base-url", "https://example.org/", "--lastmod", "git")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == f"sitemapkit: error: --lastmod: 'git' asks for git dates, but {site} is not in a git work tree\n"
+    assert not (site / "sitemap.xml").exists()
+
+
+def test_flat_file_times_warning_offers_only_what_the_command_line_can_do(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    for page in site.rglob("*.html"):
+        os.utime(page, (1_700_000_000, 1_700_000_000))  # as after a fresh checkout
+    result = sitemapkit("build", str(site), "--base-url", "https://example.org/")
+    assert result.returncode == 0, result.stderr
+    # The command line reads no date from the pages, so it never suggests giving them one.
+    assert result.stderr == (
+        "sitemapkit: warning: lastmod omitted: 4 pages (a&b.html, guide/index.html, guide/ü b.html and 1 more) all "
+        "have the same file time, as after a fresh checkout or an unpacked archive, so they do not tell when a page "
+        "changed. Build from a full git clone (lastmod 'auto' or 'git'), or set lastmod to 'none'.\n"
+    )
