@@ -149,7 +149,7 @@ def _step(title: str, log: Path, command: list[str]) -> None:
         print("\r\x1b[K", end="", flush=True)
     if code != 0:
         sys.stdout.write("".join(tail))
-        raise TaskError(f"{title}: failed (exit {code}); everything it printed is in {log.relative_to(ROOT)}")
+        raise TaskError(f"{title}: failed (exit {code}); everything it printed is in {_shown(log)}")
 
 
 def _project_fingerprint() -> str:
@@ -239,8 +239,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _shown(path: Path) -> str:
+    """The path as the user can type it from where they are."""
     try:
-        return str(path.relative_to(Path.cwd()))
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
 
