@@ -81,3 +81,30 @@ def test_demo_never_replaces_a_folder_it_did_not_make(tmp_path):
     assert result.returncode == 2
     assert result.stdout == f"demo core: {folder} exists and is no demo folder; name another with --keep\n"
     assert (folder / "notes.txt").read_text() == "keep me"
+
+
+def _browser_test_without_chromium(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    """One browser-view test, run as pytest runs it, on a machine without Chromium."""
+    no_browser = tmp_path / "bin"
+    no_browser.mkdir(exist_ok=True)
+    clean = {k: v for k, v in os.environ.items() if k not in ("CI", "CHROMIUM")}
+    return subprocess.run(
+        [sys.executable, "-P", "-m", "pytest", "tests/core/test_stylesheet.py", "-k", "shows_every_url_of_a_urlset",
+         "-rsf", "-q", "-p", "no:cacheprovider"],
+        capture_output=True, text=True, cwd=ROOT, env={**clean, "PATH": str(no_browser), **env},
+    )
+
+
+def test_without_chromium_the_browser_tests_skip_saying_how_to_install_it(tmp_path):
+    result = _browser_test_without_chromium(tmp_path)
+    assert result.returncode == 0, result.stdout
+    assert "1 skipped" in result.stdout
+    assert "headless Chromium not found" in result.stdout
+    assert "sudo apt-get install chromium" in result.stdout and "brew install --cask chromium" in result.stdout
+
+
+def test_without_chromium_the_browser_tests_fail_under_ci(tmp_path):
+    result = _browser_test_without_chromium(tmp_path, CI="true")
+    assert result.returncode == 1, result.stdout
+    assert "1 failed" in result.stdout
+    assert "CI is set, so this is a failure, not a skip" in result.stdout
