@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -180,3 +182,35 @@ def test_serve_below_the_host_root_gives_no_robots_txt_advice(project, tmp_path)
     [summary] = [line for line in output.splitlines() if "sitemapkit: " in line]
     assert summary == "INFO    -  sitemapkit: 9 URLs in 1 file (sitemap.xml); excluded 1 canonical, 1 exclude, 1 noindex"
     assert "robots.txt" not in output, output
+
+
+def _out_of_git(project) -> None:
+    """The project as an unpacked archive: no git, every file the same time."""
+    shutil.rmtree(project.root / ".git")
+    for path in (project.root / "docs").rglob("*"):
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+
+
+def test_flat_file_times_warning_offers_front_matter_dates(project):
+    _out_of_git(project)
+    result = project.cli("build")
+    assert result.returncode == 0, result.stderr
+    [warning] = [line for line in result.stderr.splitlines() if line.startswith("WARNING")]
+    assert warning.startswith("WARNING -  sitemapkit: lastmod omitted: 7 pages (a&b.md, "), warning
+    assert warning.endswith(
+        "so they do not tell when a page changed. Build from a full git clone (lastmod 'auto' or 'git'), "
+        "give the pages a 'lastmod' or 'date' in their front matter, or set lastmod to 'none'."
+    ), warning
+
+
+def test_lastmod_git_outside_git_stops_naming_the_setting(project):
+    _out_of_git(project)
+    project.configure(sitemapkit={"lastmod": "git"})
+    result = project.cli("build")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR")]
+    assert errors == [
+        f"ERROR   -  plugins.sitemapkit.lastmod: 'git' asks for git dates, but {project.root / 'docs'} "
+        "is not in a git work tree"
+    ], result.stderr
