@@ -12,11 +12,13 @@ ranges, and installed together pip quietly falls back to an older Pelican.
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -97,13 +99,13 @@ def ensure_env(name: str, extra: list[str] = ()) -> Path:
     VENVS.mkdir(exist_ok=True)
     log.write_text("")
     if not python.exists():
-        _step(f".venvs/{name}: creating the virtual environment", log,
+        _step(f"{_shown(VENVS / name)}: creating the virtual environment", log,
               [sys.executable, "-m", "venv", str(VENVS / name)])
-        _step(f".venvs/{name}: upgrading pip", log, [str(python), "-m", "pip", "install", "--upgrade", "pip"])
+        _step(f"{_shown(VENVS / name)}: upgrading pip", log, [str(python), "-m", "pip", "install", "--upgrade", "pip"])
     # -e: tests run against the working tree; setuptools' editable finder maps
     # sitemapkit -> core/ and sitemapkit.plugins -> plugins/ without exposing either.
     reqs = ["-e" + r if r.startswith(".[") else r for r in requirements]
-    _step(f".venvs/{name}: installing {' '.join(requirements)}", log,
+    _step(f"{_shown(VENVS / name)}: installing {' '.join(requirements)}", log,
           [str(python), "-m", "pip", "install", "--progress-bar", "off", *reqs])
     stamp.write_text(wanted)
     return python
@@ -123,25 +125,34 @@ def _step(title: str, log: Path, command: list[str]) -> None:
     started = time.monotonic()
     print(f"[tasks] {title}", flush=True)
     tty = sys.stdout.isatty()
-    shown_at = started
+    latest = ""
+    tail: collections.deque[str] = collections.deque(maxlen=30)
     with log.open("a") as record:
         record.write(f"$ {' '.join(command)}\n")
         record.flush()
         proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 env={**os.environ, **_PIP_ENV})
-        assert proc.stdout is not None
-        tail: list[str] = []
-        for line in proc.stdout:
-            record.write(line)
-            tail = (tail + [line])[-30:]
-            match = _PIP_PROGRESS.match(line)
-            if not match:
-                continue
+
+        def read() -> None:
+            nonlocal latest
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                record.write(line)
+                tail.append(line)
+                if _PIP_PROGRESS.match(line):
+                    latest = line.strip()
+
+        # pip is silent for long stretches (downloads, unpacking): the clock ticks on.
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        shown_at = started
+        while reader.is_alive():
+            reader.join(timeout=1)
             now = time.monotonic()
-            status = f"[tasks]   {now - started:3.0f}s {line.strip()[:100]}"
+            status = f"[tasks]   {now - started:3.0f}s {latest[:100]}".rstrip()
             if tty:
                 print(f"\r\x1b[K{status}", end="", flush=True)
-            elif now - shown_at >= _HEARTBEAT_SECONDS:
+            elif reader.is_alive() and now - shown_at >= _HEARTBEAT_SECONDS:
                 print(status, flush=True)
                 shown_at = now
         code = proc.wait()
