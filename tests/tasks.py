@@ -192,6 +192,18 @@ def _run_pytest(name: str, python: Path, paths: list[str], extra_args: list[str]
     return code, counts
 
 
+# Where a browser is not on PATH (macOS keeps it in an app bundle), $CHROMIUM names it.
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
+
+
+def find_chromium() -> str | None:
+    """The headless browser the browser-view tests drive, or None."""
+    named = os.environ.get("CHROMIUM")
+    if named:
+        return named
+    return next(filter(None, map(shutil.which, CHROMIUM_NAMES)), None)
+
+
 def ensure_chromium() -> None:
     """Debian's Chromium, for the test that opens sitemap.xml in a real browser.
 
@@ -199,7 +211,7 @@ def ensure_chromium() -> None:
     that is impossible the browser tests skip, saying how to install it, or fail
     when CI is set.
     """
-    if shutil.which("chromium") or shutil.which("chromium-browser"):
+    if find_chromium():
         return
     if os.geteuid() != 0 or not shutil.which("apt-get"):
         print("[tasks] chromium is missing and cannot be installed here (needs root and apt-get): "

@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 from lxml import etree, html
 
+from tasks import find_chromium
+
 from sitemapkit import ConfigError
 from sitemapkit.stylesheet import FALLBACK_CSS_TEMPLATE_NAME, TEMPLATE_NAME, render_fallback_css, render_stylesheet
 
@@ -206,9 +208,6 @@ def test_fixtures_are_valid_sitemaps():
 # --- in a real browser -------------------------------------------------------
 
 
-# Where a browser is not on PATH (macOS puts it in an app bundle), CHROMIUM names it.
-CHROMIUM_ENV = "CHROMIUM"
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 CHROMIUM_MISSING = (
     "headless Chromium not found (looked for $CHROMIUM, then chromium, chromium-browser, google-chrome on PATH); "
     "to run the browser-view tests install it (Debian/Ubuntu: sudo apt-get install chromium; "
@@ -223,13 +222,9 @@ def running_in_ci() -> bool:
 
 
 def _chromium() -> str:
-    named = os.environ.get(CHROMIUM_ENV)
-    if named:
-        return named
-    for name in CHROMIUM_NAMES:
-        found = shutil.which(name)
-        if found:
-            return found
+    found = find_chromium()
+    if found:
+        return found
     # A laptop without Chromium skips, and says how to get it; CI must never pass
     # without having looked at the page in a browser.
     if running_in_ci():
