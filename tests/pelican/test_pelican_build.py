@@ -507,3 +507,18 @@ def test_cli_shows_the_summary_by_default_and_it_is_no_warning(site):
     quiet = site.cli("--fatal", "warnings", "--quiet")
     assert quiet.returncode == 0, quiet.stdout + quiet.stderr
     assert "sitemapkit" not in quiet.stdout + quiet.stderr
+
+
+def test_cli_flat_file_times_warning_offers_metadata_dates(site):
+    # An unpacked archive: no git, every file the same time.
+    shutil.rmtree(site.root / ".git")
+    for path in site.content.rglob("*"):
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+    result = site.cli()
+    assert result.returncode == 0, result.stdout + result.stderr
+    [warning] = [line.rstrip() for line in result.stdout.splitlines() if "lastmod omitted" in line]
+    assert re.search(
+        r"so they do not tell when a page changed\. Build from a full git clone \(lastmod 'auto' or 'git'\), give the "
+        r"articles and pages a 'modified' or 'date' in their metadata, or set lastmod to 'none'\. +pelican\.py:\d+$",
+        warning,
+    ), warning
