@@ -27,12 +27,17 @@ from .model import (
 if TYPE_CHECKING:
     from .lastmod import LastmodResult, resolve_lastmods
     from .build import build_site
+    from .frontmatter import FRONT_MATTER_DATE_ADVICE, front_matter_lastmod, front_matter_listed
 
 __version__ = "0.1.0"
 
 # Imported on first use: `sitemapkit generate` on a million URLs starts without
 # the page machinery (HTML checks, git), and every build pays less start-up.
-_LAZY = {"build_site": "build", "resolve_lastmods": "lastmod", "LastmodResult": "lastmod"}
+_LAZY = {
+    "build_site": "build", "resolve_lastmods": "lastmod", "LastmodResult": "lastmod",
+    "front_matter_lastmod": "frontmatter", "front_matter_listed": "frontmatter",
+    "FRONT_MATTER_DATE_ADVICE": "frontmatter",
+}
 
 
 def __getattr__(name: str):
@@ -53,6 +58,7 @@ __all__ = [
     "MAX_URLS_PER_SITEMAP",
     "ConfigError",
     "Excluded",
+    "FRONT_MATTER_DATE_ADVICE",
     "LastmodResult",
     "Notice",
     "Options",
@@ -63,5 +69,7 @@ __all__ = [
     "UrlError",
     "__version__",
     "build_site",
+    "front_matter_lastmod",
+    "front_matter_listed",
     "resolve_lastmods",
 ]

@@ -205,9 +205,12 @@ def test_flat_file_times_warning_offers_only_what_the_command_line_can_do(tmp_pa
         os.utime(page, (1_700_000_000, 1_700_000_000))  # as after a fresh checkout
     result = sitemapkit("build", str(site), "--base-url", "https://example.org/")
     assert result.returncode == 0, result.stderr
-    # The command line reads no date from the pages, so it never suggests giving them one.
+    # A plain folder's pages can give a date only in their heads: no front matter,
+    # no metadata is read, so none is suggested.
     assert result.stderr == (
         "sitemapkit: warning: lastmod omitted: 4 pages (a&b.html, guide/index.html, guide/ü b.html and 1 more) all "
         "have the same file time, as after a fresh checkout or an unpacked archive, so they do not tell when a page "
-        "changed. Build from a full git clone (lastmod 'auto' or 'git'), or set lastmod to 'none'.\n"
+        "changed. Build from a full git clone (lastmod 'auto' or 'git'), declare each page's date in its head "
+        "(<meta property> article:modified_time or og:updated_time, or JSON-LD dateModified), "
+        "or set lastmod to 'none'.\n"
     )
