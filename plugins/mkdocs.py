@@ -36,6 +36,7 @@ from mkdocs.utils import is_error_template
 from mkdocs.utils.meta import get_data
 
 from sitemapkit import (
+    FRONT_MATTER_DATE_ADVICE,
     ConfigError,
     Options,
     OptionSpec,
@@ -84,8 +85,13 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         super().__init__()
         # None when no sitemap is to be written (site_url unset).
         self.options: Options | None = None
+        # `mkdocs serve`: a preview on 127.0.0.1, never published.
+        self.previewing = False
         # The final Files of each build in this run: one, or one per language.
         self.files: list[Files] = []
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.previewing = command == "serve"
 
     def load_config(self, options: dict[str, Any], config_file_path: str | None = None):
         """MkDocs only warns of a key its schema lacks (an error only under
@@ -162,11 +168,15 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         pages.sort(key=lambda page: page.loc)
         self.files = []
         try:
-            report = build_site(pages, self.options, Path(config.site_dir))
+            report = build_site(pages, self.options, Path(config.site_dir), page_dates=FRONT_MATTER_DATE_ADVICE)
         except ConfigError as error:
             raise PluginError(error.for_setting(_setting_name(error.option))) from None
         except SitemapkitError as error:
             raise PluginError(f"sitemapkit: {error}") from None
+        if self.previewing:
+            # The advice is about publishing (the robots.txt line to add at the host
+            # root); a preview's URLs are 127.0.0.1 and nothing is published.
+            report.advice.clear()
         # The summary names sitemapkit itself: log it without the plugin logger's prefix.
         log.logger.info(report.details().rstrip() if self.options.verbose else report.summary())
         for notice in report.notices:
