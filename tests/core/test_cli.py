@@ -128,3 +128,39 @@ def test_check_finds_shards_and_over_count(tmp_path: Path) -> None:
     assert sitemapkit("build", str(site), "--base-url", "https://example.org/", "--max-urls", "1").returncode == 0
     ok = sitemapkit("check", str(site), "--base-url", "https://example.org/")
     assert ok.returncode == 0 and "4 URLs in" in ok.stdout, ok.stdout
+
+
+def _pages_with_times(site: Path, times: list[float]) -> None:
+    for index, when in enumerate(times):
+        page = site / f"section-{index % 7}" / f"page-{index}.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text("<html><head><title>t</title></head><body>x</body></html>")
+        os.utime(page, (when, when))
+
+
+def test_build_on_a_generators_output_outside_git_gives_no_build_times_and_one_warning(tmp_path: Path) -> None:
+    # A generator wrote 300 pages over 7 seconds: their file times are the build's.
+    site = tmp_path / "public"
+    _pages_with_times(site, [1_700_000_000 + 7 * i / 299 for i in range(300)])
+    result = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
+        capture_output=True, text=True, env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert {entry["lastmod"] for entry in sitemap_entries(site).values()} == {None}
+    (warning,) = result.stderr.splitlines()
+    assert "300 pages" in warning and "site build" in warning and "git history" in warning
+
+
+def test_build_on_a_hand_written_folder_keeps_its_file_times(tmp_path: Path) -> None:
+    site = tmp_path / "handmade"
+    days = [1_600_000_000 + 86_400 * d + 37 * d * d for d in range(12)]
+    _pages_with_times(site, days)
+    result = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
+        capture_output=True, text=True, env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)},
+    )
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    entries = sitemap_entries(site)
+    assert entries["https://example.org/section-3/page-3.html"]["lastmod"] == "2020-09-16T12:32:13+00:00"
+    assert all(entry["lastmod"] for entry in entries.values())

@@ -145,3 +145,59 @@ def test_serve(project, tmp_path):
     # Nothing written beside the sources, and serve's own folder is gone after it stops.
     assert snapshot(project.root) == before
     assert list(served_tmp.iterdir()) == []
+
+
+def test_read_the_docs_canonical_url_stands_in_for_an_unset_site_url(project):
+    project.configure(drop=("site_url",))
+    rtd = "https://fixture.readthedocs.io/en/latest/"
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project.config_file)],
+        cwd=project.root, env={**QUIET_ENV, "READTHEDOCS_CANONICAL_URL": rtd}, capture_output=True, text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    listed = set(sitemap_entries(project.site))
+    assert rtd + "guide/install/" in listed and all(url.startswith(rtd) for url in listed)
+
+
+# A hook doing what mkdocs-gen-files (the usual mkdocstrings setup) does: write a
+# page into a temporary folder outside the repository and add it to the build.
+GENERATOR_HOOK = '''
+import tempfile
+from mkdocs.structure.files import File
+
+def on_files(files, config):
+    folder = tempfile.mkdtemp(prefix="generated-")
+    with open(folder + "/api.md", "w") as page:
+        page.write("# API\\n\\nGenerated at build time.\\n")
+    files.append(File("api.md", folder, config.site_dir, config.use_directory_urls))
+    return files
+'''
+
+
+def test_a_page_generated_outside_the_repository_keeps_git_dates_for_the_others(project):
+    (project.root / "generate.py").write_text(GENERATOR_HOOK)
+    project.configure(hooks=["generate.py"])
+    result = project.cli("build", "--strict")
+    assert result.returncode == 0, result.stderr
+    assert "WARNING" not in result.stderr
+    assert "1 generated page without lastmod (no source in git)" in result.stderr
+    entries = sitemap_entries(project.site)
+    assert entries["https://example.org/api/"]["lastmod"] is None
+    # Committed pages keep their commit date, not the build's file times.
+    assert entries["https://example.org/guide/install/"]["lastmod"].startswith("2020-05-01T10:00:00")
+
+
+def test_a_shallow_clone_fails_strict_unless_lastmod_warnings_is_off(project, tmp_path):
+    from .conftest import Project, git
+
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{project.root}", str(clone))
+    shallow = Project(clone)
+    strict = shallow.cli("build", "--strict")
+    assert strict.returncode != 0 and "fetch-depth: 0" in strict.stderr
+    shallow.configure(sitemapkit={"lastmod_warnings": False})
+    quiet = shallow.cli("build", "--strict")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "WARNING" not in quiet.stderr
+    assert "fetch-depth: 0" in quiet.stderr  # still shown, as information
