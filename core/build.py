@@ -225,14 +225,18 @@ def _resolve_dates(
             if page.source is None and not page.includes:
                 continue
             if page.source is not None and page.source in not_in_git:
-                # Written by the build outside the repository: no history to date it.
-                generated.append(loc)
-                continue
-            value = dates.get(page.source) if page.source is not None else None
-            if value is None and page.source is not None:
-                value = dates.get(_path(page.source))
-            if page.includes:
-                value = _newest([value, *(dates.get(_path(f)) for f in page.includes)])
+                # Written by the build (ignored by git, or outside the repository):
+                # only what it is built from that git knows can date it.
+                value = _newest([dates.get(_path(f)) for f in page.includes])
+                if value is None:
+                    generated.append(loc)
+                    continue
+            else:
+                value = dates.get(page.source) if page.source is not None else None
+                if value is None and page.source is not None:
+                    value = dates.get(_path(page.source))
+                if page.includes:
+                    value = _newest([value, *(dates.get(_path(f)) for f in page.includes)])
         elif isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
             value = _parse_front_matter_date(value, page)
         if value is not page.lastmod and loc in kept:

@@ -298,12 +298,16 @@ def test_generated_pages_without_source_in_git_get_no_date_and_are_counted(dated
         Page("api.html", source=generated),
         # A listing page generated the same way takes the newest date it lists.
         Page("archive.html", source=archive, members=("page.html",)),
+        # One built from files git knows (autosummary's stub of a module) takes
+        # their date.
+        Page("stub.html", source=generated, includes=(dated_repo / "CHANGES.md",)),
     ]
     report = build_site(pages, Options(base_url=BASE), out)
     entries = sitemap_entries(out)
     assert entries[BASE + "page.html"]["lastmod"] == "2024-01-01T00:00:00+00:00"
     assert entries[BASE + "archive.html"]["lastmod"] == "2024-01-01T00:00:00+00:00"
     assert entries[BASE + "api.html"]["lastmod"] is None
+    assert entries[BASE + "stub.html"]["lastmod"] == "2024-05-14T00:00:00+00:00"
     assert report.undated_generated == [BASE + "api.html"] and report.notices == []
     assert "1 generated page without lastmod (no source in git)" in report.summary()
 
