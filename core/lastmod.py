@@ -308,14 +308,17 @@ def _git_dates(sources: list[Path], included: list[Path], *, explicit: bool) -> 
 
     outside_sources = [p for p in outside if p not in includes]
     total.dates.update({p: None for p in outside if p in includes})
-    if found_repo:
-        # The site is in git; a source in no repository was written by the build
-        # (file time: now), so it gets no date rather than the build's time.
+    if len(outside_sources) < len(sources):
+        # The site is in git; a source git ignores or that is in no repository
+        # was written by the build (file time: now), so it gets no date rather
+        # than the build's time.
         total.dates.update({p: None for p in outside_sources})
         total.not_in_git = set(outside_sources)
     else:
+        # No page's source is in git (a built folder that `sitemapkit build`
+        # reads, even one git ignores): file times, which the batch rule judges.
         total.use_mtime.extend(outside_sources)
-        if explicit and outside_sources and not total.notices:
+        if explicit and outside_sources and not found_repo and not total.notices:
             where = _existing_common_dir([located[p] for p in outside_sources]) or located[outside_sources[0]]
             total.notices.append(
                 _notice(f"lastmod is 'git' but {where} is not in a git work tree; using file times instead.")

@@ -138,9 +138,18 @@ def _pages_with_times(site: Path, times: list[float]) -> None:
         os.utime(page, (when, when))
 
 
-def test_build_on_a_generators_output_outside_git_gives_no_build_times_and_one_warning(tmp_path: Path) -> None:
+@pytest.mark.parametrize("in_repository", [False, True], ids=["outside-git", "ignored-in-a-repository"])
+def test_build_on_a_generators_output_gives_no_build_times_and_one_warning(tmp_path: Path, in_repository) -> None:
     # A generator wrote 300 pages over 7 seconds: their file times are the build's.
-    site = tmp_path / "public"
+    site = tmp_path / "project" / "public"
+    site.mkdir(parents=True)
+    if in_repository:
+        from conftest import git
+
+        (site.parent / ".gitignore").write_text("public/\n")
+        git(site.parent, "init", "-q")
+        git(site.parent, "add", "-A")
+        git(site.parent, "commit", "-q", "-m", "site")
     _pages_with_times(site, [1_700_000_000 + 7 * i / 299 for i in range(300)])
     result = subprocess.run(
         [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
