@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import signal
 import socket
@@ -12,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import sitemap_entries
 
@@ -201,3 +203,29 @@ def test_a_shallow_clone_fails_strict_unless_lastmod_warnings_is_off(project, tm
     assert quiet.returncode == 0, quiet.stderr
     assert "WARNING" not in quiet.stderr
     assert "fetch-depth: 0" in quiet.stderr  # still shown, as information
+
+
+def test_material_blog_archives_in_a_temporary_folder_leave_git_dates_on(project):
+    # Material's blog plugin writes its archive and category pages under a
+    # temporary folder: once, that moved every page's date to the build's time.
+    from .conftest import git
+
+    blog = project.root / "docs" / "blog"
+    (blog / "posts").mkdir(parents=True)
+    (blog / "index.md").write_text("# Blog\n")
+    (blog / "posts" / "hello.md").write_text(
+        "---\ndate: 2023-01-05\ncategories:\n  - News\n---\n\n# Hello\n\nThe first post.\n"
+    )
+    git(project.root, "add", "-A")
+    git(project.root, "commit", "-q", "-m", "blog", when=dt.datetime(2023, 1, 6, tzinfo=dt.timezone.utc))
+    config = yaml.safe_load(project.config_file.read_text(encoding="utf-8"))
+    config["nav"].append({"Blog": ["blog/index.md"]})
+    config["plugins"].insert(0, "blog")
+    project.config_file.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    project.configure(theme={"name": "material", "custom_dir": "overrides"})
+    result = project.cli("build", "--strict")
+    assert result.returncode == 0, result.stderr
+    entries = sitemap_entries(project.site)
+    assert "https://example.org/blog/archive/2023/" in entries  # built from the temporary folder
+    assert entries["https://example.org/guide/install/"]["lastmod"].startswith("2020-05-01T10:00:00")
+    assert entries["https://example.org/blog/"]["lastmod"].startswith("2023-01-06T00:00:00")
