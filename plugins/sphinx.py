@@ -146,12 +146,13 @@ def _pages(app: Sphinx) -> dict[str, sitemapkit.Page]:
     # incremental builds still list them all.
     docnames = sorted(env.found_docs)
     uri = {name: builder.get_target_uri(name) for name in docnames}
-    # ``:sitemap: false`` pages are handed over unlisted: the report counts them,
-    # and their dates still count for the indices that show them.
-    # Files a document includes (include, literalinclude, autodoc's modules...),
-    # as Sphinx records them for its own rebuilds: relative to the source folder.
+    # Files a document includes (include, literalinclude, images, autodoc's
+    # modules...), as Sphinx records them for its own rebuilds: relative to the
+    # source folder.
     srcdir = Path(app.srcdir)
     dependencies = env.dependencies
+    # ``:sitemap: false`` pages are handed over unlisted: the report counts them,
+    # and their dates still count for the indices that show them.
     pages = {
         name: sitemapkit.Page(
             uri[name],
