@@ -21,7 +21,7 @@ from .errors import OutputError, SitemapkitError, UrlError
 from .htmlcheck import check_built_page
 from .lastmod import resolve_lastmods
 from .model import Excluded, Notice, Options, Page, Report
-from .robots import merge_sitemap_lines
+from .robots import merge_sitemap_lines, read_robots_txt
 from .robotsrules import RobotsRules
 from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, EncodeResult, format_lastmod, encode_pages
 from .urls import OutOfScope, Scope
@@ -41,7 +41,10 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         raise OutputError(f"output folder {str(output_dir)!r} does not exist")
     report = Report()
     scope = Scope(options.base_url)
-    robots_text = publish.read_text(output_dir / ROBOTS_TXT)
+    writes_robots = options.robots_txt or (options.robots_txt is None and options.at_host_root)
+    # Read only when used: a robots.txt sitemapkit cannot read stops the build
+    # (before anything is written) only if the build needs it.
+    robots_text = read_robots_txt(output_dir / ROBOTS_TXT) if writes_robots or options.check_robots_rules else None
     rules = RobotsRules.from_text(robots_text) if options.check_robots_rules and robots_text else None
 
     kept: dict[str, Page] = {}
@@ -63,6 +66,8 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         if isinstance(reason, tuple):
             report.excluded.append(Excluded(loc, reason[0], reason[1]))
             left_out[loc] = page
+            if reason[0] == "unreadable":
+                report.notices.append(Notice("unreadable", f"left out {loc}: cannot read {reason[1]}"))
         elif reason is not None:
             report.excluded.append(Excluded(loc, reason))
             left_out[loc] = page
@@ -109,7 +114,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     if not sitemap_urls:
         # An empty <urlset> is invalid, and a Sitemap: line must point at a file.
         report.notices.append(Notice("empty", "no page to list, so no sitemap was written"))
-    elif options.robots_txt or (options.robots_txt is None and options.at_host_root):
+    elif writes_robots:
         own = publish.own_file_pattern(options.filename)
 
         def owned(url: str) -> bool:
@@ -157,8 +162,12 @@ def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: Robo
                 page.output, loc,
                 noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
             )
-        except OSError:
+        except FileNotFoundError:
             return None  # not written (yet): nothing in it can ask to be left out
+        except OSError as error:
+            # There, but its head cannot be read (permissions, a folder, a FIFO):
+            # unchecked, it might be a noindex page, so it is reported, not listed.
+            return ("unreadable", f"{page.output}: {error.strerror or error}")
         # A canonical target that is a page of the site is listed under its own
         # entry; the report says where the left-out page points.
         if reason == "canonical" and target:
