@@ -694,8 +694,9 @@ def _file_times(paths: list[Path]) -> tuple[dict[Path, dt.datetime | None], Noti
     return dates, _notice(
         f"lastmod omitted: {'; '.join(reasons)}, so they do not tell when a page changed. "
         "For true dates, date pages by their sources' git history: build from a full git clone "
-        "(lastmod 'auto' or 'git'; for a built site folder, your generator's sitemapkit plugin "
-        "does this), or give the pages a date in their metadata; or set lastmod to 'none'."
+        "(lastmod 'auto' or 'git'; for a built site folder, use your generator's sitemapkit plugin, "
+        "or 'sitemapkit build --source' naming the sources), or give the pages a date in their "
+        "metadata; or set lastmod to 'none'."
     )
 
 
