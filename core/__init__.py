@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError, OutputError, SitemapkitError, UrlError
+from .languages import language_tag
 from .model import (
     CHANGEFREQ_VALUES,
     DEFAULT_MAX_BYTES,
@@ -69,5 +70,6 @@ __all__ = [
     "build_site",
     "front_matter_lastmod",
     "front_matter_listed",
+    "language_tag",
     "resolve_lastmods",
 ]
