@@ -261,6 +261,9 @@ def test_lastmod_git_outside_git_is_an_error_that_says_so(tmp_path: Path) -> Non
 
 def test_flat_file_times_warning_offers_only_what_the_command_line_can_do(tmp_path: Path) -> None:
     site = make_site(tmp_path)
+    # More pages than a new project's handful, so their one time is a batch's.
+    for number in range(2):
+        (site / f"extra-{number}.html").write_text("<html><head><title>t</title></head><body>x</body></html>")
     for page in site.rglob("*.html"):
         os.utime(page, (1_700_000_000, 1_700_000_000))  # as after a fresh checkout
     result = sitemapkit("build", str(site), "--base-url", "https://example.org/")
@@ -268,9 +271,10 @@ def test_flat_file_times_warning_offers_only_what_the_command_line_can_do(tmp_pa
     # A plain folder's pages can give a date only in their heads: no front matter,
     # no metadata is read, so none is suggested.
     assert result.stderr == (
-        "sitemapkit: warning: lastmod omitted: 4 pages (a&b.html, guide/index.html, guide/ü b.html and 1 more) all "
-        "have the same file time, as after a fresh checkout or an unpacked archive, so they do not tell when a page "
-        "changed. Build from a full git clone (lastmod 'auto' or 'git'), declare each page's date in its head "
+        "sitemapkit: warning: lastmod omitted: 6 pages (a&b.html, extra-0.html, extra-1.html and 3 more) have file "
+        "times written all at once, as a checkout, an unpacked archive, a copy or a site build leaves them, so they "
+        "do not tell when a page changed. Build from a full git clone (lastmod 'auto' or 'git'), name the sources "
+        "with --source DIR to date pages by their git history, declare each page's date in its head "
         "(<meta property> article:modified_time or og:updated_time, or JSON-LD dateModified), "
         "or set lastmod to 'none'.\n"
     )

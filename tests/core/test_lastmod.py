@@ -502,7 +502,7 @@ def test_batch_file_times_of_untracked_files_in_git_are_omitted_too(tmp_path):
 
 def test_flat_file_times_offer_page_dates_only_where_the_caller_reads_them(tmp_path):
     paths = []
-    for name in ("a", "b"):
+    for name in ("a", "b", "c", "d", "e"):
         paths.append(tmp_path / f"{name}.html")
         paths[-1].write_text(name)
         set_mtime(paths[-1], MTIME_A)
