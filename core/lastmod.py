@@ -588,9 +588,8 @@ def _file_times(
     reasons = []
     if batch:
         reasons.append(
-            f"{_count_pages(len(plausible))} ({_examples(sorted(shown[p] for p in plausible))}) have file "
-            "times written all at once, as a checkout, an unpacked archive, a copy or a site build "
-            "leaves them"
+            f"{_count_pages(len(plausible))} ({_examples(sorted(shown[p] for p in plausible))}) were "
+            "written all at once, as by a checkout, an archive or a site build"
         )
     if too_old:
         reasons.append(

@@ -148,6 +148,73 @@ def serve(project, tmp_path, check):
     assert snapshot(project.root) == before
     assert not served.exists()
     assert list(served_tmp.iterdir()) == []
+    return output
+
+
+def test_serve(project, tmp_path):
+    """A short real `mkdocs serve`: it builds into a temporary folder and serves the sitemap from there."""
+    seen = {}
+
+    def check(base, served):
+        seen["sitemap"] = fetch(base + "sitemap.xml")
+        seen["robots"] = fetch(base + "robots.txt").decode()
+        seen["listed"] = set(sitemap_entries(served))
+        # serve previews drafts; they are still not listed.
+        assert (served / "drafts" / "wip" / "index.html").is_file()
+
+    output = serve(project, tmp_path, check)
+    base = seen["robots"].split("Sitemap: ")[1].split("sitemap.xml")[0]
+    assert base.startswith("http://127.0.0.1:")
+    assert b"<urlset" in seen["sitemap"]
+    assert seen["listed"] == {base + url for url in (
+        "", "%C3%BCmlaut/", "a%26b/", "dated/", "guide/", "guide/advanced/deep/", "guide/install/", "orphan/",
+    )}
+    assert "sitemapkit: 8 URLs" in output, output
+
+
+def test_serve_below_the_host_root_gives_no_robots_txt_advice(project, tmp_path):
+    """A real build below the host root says which robots.txt line to add; a
+    preview on 127.0.0.1 has no robots.txt to publish, so it says nothing of it."""
+    project.configure(site_url="https://example.org/docs/")
+    build = project.cli("build")
+    assert "add 'Sitemap: https://example.org/docs/sitemap.xml' to it" in build.stderr, build.stderr
+
+    output = serve(project, tmp_path, lambda base, served: None)
+    [summary] = [line for line in output.splitlines() if "sitemapkit: " in line]
+    assert summary == "INFO    -  sitemapkit: 9 URLs in 1 file (sitemap.xml); excluded 1 canonical, 1 exclude, 1 noindex"
+    assert "robots.txt" not in output, output
+
+
+def _out_of_git(project) -> None:
+    """The project as an unpacked archive: no git, every file the same time."""
+    shutil.rmtree(project.root / ".git")
+    for path in (project.root / "docs").rglob("*"):
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+
+
+def test_flat_file_times_warning_offers_front_matter_dates(project):
+    _out_of_git(project)
+    result = project.cli("build")
+    assert result.returncode == 0, result.stderr
+    [warning] = [line for line in result.stderr.splitlines() if line.startswith("WARNING")]
+    assert warning.startswith("WARNING -  sitemapkit: lastmod omitted: 7 pages (a&b.md, "), warning
+    assert warning.endswith(
+        "so they do not tell when a page changed. Build from a full git clone (lastmod 'auto' or 'git'), "
+        "give the pages a 'lastmod' or 'date' in their front matter, or set lastmod to 'none'."
+    ), warning
+
+
+def test_lastmod_git_outside_git_stops_naming_the_setting(project):
+    _out_of_git(project)
+    project.configure(sitemapkit={"lastmod": "git"})
+    result = project.cli("build")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR")]
+    assert errors == [
+        f"ERROR   -  plugins.sitemapkit.lastmod: 'git' asks for git dates, but {project.root / 'docs'} "
+        "is not in a git work tree"
+    ], result.stderr
 
 
 def test_read_the_docs_canonical_url_stands_in_for_an_unset_site_url(project):
@@ -230,72 +297,3 @@ def test_material_blog_archives_in_a_temporary_folder_leave_git_dates_on(project
     assert "https://example.org/blog/archive/2023/" in entries  # built from the temporary folder
     assert entries["https://example.org/guide/install/"]["lastmod"].startswith("2020-05-01T10:00:00")
     assert entries["https://example.org/blog/"]["lastmod"].startswith("2023-01-06T00:00:00")
-
-
-    return output
-
-
-def test_serve(project, tmp_path):
-    """A short real `mkdocs serve`: it builds into a temporary folder and serves the sitemap from there."""
-    seen = {}
-
-    def check(base, served):
-        seen["sitemap"] = fetch(base + "sitemap.xml")
-        seen["robots"] = fetch(base + "robots.txt").decode()
-        seen["listed"] = set(sitemap_entries(served))
-        # serve previews drafts; they are still not listed.
-        assert (served / "drafts" / "wip" / "index.html").is_file()
-
-    output = serve(project, tmp_path, check)
-    base = seen["robots"].split("Sitemap: ")[1].split("sitemap.xml")[0]
-    assert base.startswith("http://127.0.0.1:")
-    assert b"<urlset" in seen["sitemap"]
-    assert seen["listed"] == {base + url for url in (
-        "", "%C3%BCmlaut/", "a%26b/", "dated/", "guide/", "guide/advanced/deep/", "guide/install/", "orphan/",
-    )}
-    assert "sitemapkit: 8 URLs" in output, output
-
-
-def test_serve_below_the_host_root_gives_no_robots_txt_advice(project, tmp_path):
-    """A real build below the host root says which robots.txt line to add; a
-    preview on 127.0.0.1 has no robots.txt to publish, so it says nothing of it."""
-    project.configure(site_url="https://example.org/docs/")
-    build = project.cli("build")
-    assert "add 'Sitemap: https://example.org/docs/sitemap.xml' to it" in build.stderr, build.stderr
-
-    output = serve(project, tmp_path, lambda base, served: None)
-    [summary] = [line for line in output.splitlines() if "sitemapkit: " in line]
-    assert summary == "INFO    -  sitemapkit: 9 URLs in 1 file (sitemap.xml); excluded 1 canonical, 1 exclude, 1 noindex"
-    assert "robots.txt" not in output, output
-
-
-def _out_of_git(project) -> None:
-    """The project as an unpacked archive: no git, every file the same time."""
-    shutil.rmtree(project.root / ".git")
-    for path in (project.root / "docs").rglob("*"):
-        os.utime(path, (1_700_000_000, 1_700_000_000))
-
-
-def test_flat_file_times_warning_offers_front_matter_dates(project):
-    _out_of_git(project)
-    result = project.cli("build")
-    assert result.returncode == 0, result.stderr
-    [warning] = [line for line in result.stderr.splitlines() if line.startswith("WARNING")]
-    assert warning.startswith("WARNING -  sitemapkit: lastmod omitted: 7 pages (a&b.md, "), warning
-    assert warning.endswith(
-        "so they do not tell when a page changed. Build from a full git clone (lastmod 'auto' or 'git'), "
-        "give the pages a 'lastmod' or 'date' in their front matter, or set lastmod to 'none'."
-    ), warning
-
-
-def test_lastmod_git_outside_git_stops_naming_the_setting(project):
-    _out_of_git(project)
-    project.configure(sitemapkit={"lastmod": "git"})
-    result = project.cli("build")
-    assert result.returncode == 1
-    assert "Traceback" not in result.stderr
-    errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR")]
-    assert errors == [
-        f"ERROR   -  plugins.sitemapkit.lastmod: 'git' asks for git dates, but {project.root / 'docs'} "
-        "is not in a git work tree"
-    ], result.stderr

@@ -531,8 +531,8 @@ def test_cli_shows_the_summary_by_default_and_it_is_no_warning(site):
 
 
 def test_cli_flat_file_times_warning_offers_metadata_dates(site):
-    # An unpacked archive: no git, every file the same time.
-    shutil.rmtree(site.root / ".git")
+    # An unpacked archive of real size: no git, every file the same time.
+    unpacked_without_git(site)
     for path in site.content.rglob("*"):
         os.utime(path, (1_700_000_000, 1_700_000_000))
     result = site.cli()
