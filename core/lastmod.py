@@ -588,8 +588,8 @@ def _file_times(
     reasons = []
     if batch:
         reasons.append(
-            f"{_count_pages(len(plausible))} ({_examples(sorted(shown[p] for p in plausible))}) were "
-            "written all at once, as by a checkout, an archive or a site build"
+            f"{_count_pages(len(plausible))} ({_examples(sorted(shown[p] for p in plausible))}) have "
+            "the file times of one checkout, archive or site build"
         )
     if too_old:
         reasons.append(

@@ -271,8 +271,8 @@ def test_flat_file_times_warning_offers_only_what_the_command_line_can_do(tmp_pa
     # A plain folder's pages can give a date only in their heads: no front matter,
     # no metadata is read, so none is suggested.
     assert result.stderr == (
-        "sitemapkit: warning: lastmod omitted: 6 pages (a&b.html, extra-0.html, extra-1.html and 3 more) were "
-        "written all at once, as by a checkout, an archive or a site build, so they "
+        "sitemapkit: warning: lastmod omitted: 6 pages (a&b.html, extra-0.html, extra-1.html and 3 more) have "
+        "the file times of one checkout, archive or site build, so they "
         "do not tell when a page changed. Build from a full git clone (lastmod 'auto' or 'git'), name the sources "
         "with --source DIR to date pages by their git history, declare each page's date in its head "
         "(<meta property> article:modified_time or og:updated_time, or JSON-LD dateModified), "

@@ -497,7 +497,7 @@ def test_batch_file_times_of_untracked_files_in_git_are_omitted_too(tmp_path):
 
     assert list(result.dates.values()) == [utc(2024, 1, 1), None, None, None, None, None]
     (notice,) = result.notices
-    assert "written all at once" in notice.message
+    assert "file times of one checkout, archive or site build" in notice.message
 
 
 def test_flat_file_times_offer_page_dates_only_where_the_caller_reads_them(tmp_path):
