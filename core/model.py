@@ -118,6 +118,11 @@ class Options:
         "where page dates come from: auto (git in a work tree, else file times), git, mtime, "
         "or none (no dates at all); a page's own metadata date wins over git and mtime",
     )
+    lastmod_warnings: bool = _option(
+        True,
+        "say why dates are left out (a shallow clone, the file times of a checkout) as a warning, "
+        "which fails strict builds; false says it as information, so the build stays green",
+    )
     exclude: tuple[str, ...] = _option(
         (),
         "glob patterns (fnmatch) matched against each URL's path below the base URL",
@@ -371,6 +376,10 @@ class Page:
     #: The source file whose git or file time is the page's lastmod (a path or a
     #: string: adapters that hold strings need not build Path objects).
     source: Path | str | None = None
+    #: Other files the page is built from (Sphinx ``include``, ``literalinclude``,
+    #: autodoc's modules): its date is the newest of ``source``'s and theirs, all
+    #: dated in the same git pass. Only git dates them: see ``resolve_lastmods``.
+    includes: tuple[Path | str, ...] = ()
     #: The HTML file the build wrote, read (head only) for noindex, canonical and
     #: redirect checks.
     output: Path | str | None = None
@@ -422,6 +431,9 @@ class Report:
     #: Things to tell the user that are not warnings (they must not fail strict
     #: builds), such as the robots.txt line to add at the host root.
     advice: list[str] = dataclasses.field(default_factory=list)
+    #: Pages the build generated outside git (no source file in a repository, and
+    #: no listed page to date them by): left without lastmod, counted, no warning.
+    undated_generated: list[str] = dataclasses.field(default_factory=list)
 
     def excluded_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -437,6 +449,9 @@ class Report:
         counts = self.excluded_counts()
         if counts:
             line += "; excluded " + ", ".join(f"{n} {reason}" for reason, n in counts.items())
+        if self.undated_generated:
+            count = len(self.undated_generated)
+            line += f"; {count} generated page{'s' if count != 1 else ''} without lastmod (no source in git)"
         if self.advice:
             line += "; " + "; ".join(self.advice)
         return line
@@ -448,5 +463,6 @@ class Report:
             f"excluded ({item.reason}): {item.loc}" + (f" -> {item.detail}" if item.detail else "")
             for item in sorted(self.excluded, key=lambda e: (e.reason, e.loc))
         ]
+        lines += [f"without lastmod (generated, no source in git): {loc}" for loc in self.undated_generated]
         lines += [f"warning ({notice.code}): {notice.message}" for notice in self.notices]
         return "\n".join(lines) + "\n"

@@ -116,7 +116,10 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         self.files = []
         # Checked before the core sees it, so the user reads a warning in MkDocs'
         # terms and the build goes on (it fails only under --strict).
-        if not config.site_url:
+        # Read the Docs sets READTHEDOCS_CANONICAL_URL for every build; its MkDocs
+        # projects often leave site_url unset.
+        site_url = config.site_url or os.environ.get("READTHEDOCS_CANONICAL_URL", "").strip()
+        if not site_url:
             log.warning(
                 "no sitemap written: site_url is not set in mkdocs.yml, and a sitemap "
                 "must list absolute URLs (for example site_url: https://example.org/docs/)"
@@ -132,7 +135,7 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         if isinstance(template, str) and config.config_file_path:
             settings["stylesheet_template"] = os.path.join(os.path.dirname(config.config_file_path), template)
         try:
-            self.options = Options.from_mapping(settings, base_url=config.site_url)
+            self.options = Options.from_mapping(settings, base_url=site_url)
         except ConfigError as error:
             raise PluginError(error.for_setting(_setting_name(error.option))) from None
         return config
