@@ -16,10 +16,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import __version__, publish
+from . import __version__
 from .errors import ConfigError, SitemapkitError
 from .model import Options, Page
-from .encoder import EncodeResult
 
 # Pages a static site writes that are never content to index.
 NOT_PAGES = {"404.html"}
@@ -55,7 +54,8 @@ def _add_option_flags(parser: argparse.ArgumentParser, names: tuple[str, ...]) -
 
 _BUILD_OPTIONS = tuple(f.name for f in dataclasses.fields(Options) if f.name != "base_url")
 _GENERATE_OPTIONS = ("filename", "format", "gzip", "max_urls", "max_bytes", "max_sitemaps", "changefreq",
-                     "priority", "schema_location", "stylesheet")
+                     "priority", "schema_location", "stylesheet", "stylesheet_template", "gzip_copy", "robots_txt",
+                     "report_file", "verbose")
 
 
 def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
@@ -99,19 +99,25 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from .urllist import write_url_list
+    from .urllist import generate
 
     options = _options(args, _GENERATE_OPTIONS)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    result = EncodeResult()
+    # The input is opened first: a missing list creates nothing, not even DIR.
     with (sys.stdin.buffer if args.input == "-" else open(args.input, "rb")) as source:
-        files = write_url_list(source, options, out, result)
-    publish.remove_stale(out, options.filename, [f.name for f in files])
-    dropped = f"; dropped {len(result.excluded):,}" if result.excluded else ""
-    plural = "s" if len(files) != 1 else ""
-    print(f"sitemapkit: {result.urls:,} URLs in {len(files)} file{plural} in {out} ({time.perf_counter() - started:.1f}s){dropped}")
+        out.mkdir(parents=True, exist_ok=True)
+        report = generate(source, options, out)
+    for notice in report.notices:
+        print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
+    if options.verbose:
+        print(report.details().rstrip("\n"))
+    else:
+        dropped = f"; dropped {len(report.excluded):,}" if report.excluded else ""
+        plural = "s" if len(report.files) != 1 else ""
+        advice = "".join(f"; {line}" for line in report.advice)
+        print(f"sitemapkit: {report.urls:,} URLs in {len(report.files)} file{plural} in {out} "
+              f"({time.perf_counter() - started:.1f}s){dropped}{advice}")
     return 0
 
 
