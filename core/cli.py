@@ -101,6 +101,10 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace) -> int:
     from .urllist import generate
 
+    for name in _BUILD_OPTIONS:
+        if name not in _GENERATE_OPTIONS and getattr(args, name, None) is not None:
+            raise ConfigError(name, "is not used by `sitemapkit generate`, which lists the URLs and dates of its "
+                              "input as given and reads no pages")
     options = _options(args, _GENERATE_OPTIONS)
     out = Path(args.out)
     started = time.perf_counter()
@@ -151,7 +155,9 @@ def parser() -> argparse.ArgumentParser:
                          "sitemaps and an index in DIR. The input should be sorted by URL.")
     gen.add_argument("--input", required=True, metavar="URLS.tsv", help="the list ('-' for standard input)")
     gen.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
-    _add_option_flags(gen, _GENERATE_OPTIONS)
+    # Every option has its flag here too, so the ones generate has no use for
+    # are refused in one line (cmd_generate), not as unknown.
+    _add_option_flags(gen, _BUILD_OPTIONS)
     gen.set_defaults(run=cmd_generate)
 
     check = sub.add_parser("check", help="check a site's existing sitemaps",

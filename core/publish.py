@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import errno
+import hashlib
 import os
 import re
 import struct
@@ -86,13 +87,13 @@ def _write_temporary(folder: Path, name: str, data: bytes) -> str:
     """``data`` in a new temporary file beside ``folder/name``; its path."""
     if "/" in name or "\\" in name or name in ("", ".", ".."):
         raise OutputError(f"refusing to write {name!r}: not a plain file name")
-    _step("write", name)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     except OSError as error:
         raise _cannot(Path(folder) / name, error) from None
     try:
         with os.fdopen(fd, "wb") as handle:
+            _step("write", name)
             handle.write(data)
         os.chmod(tmp, 0o644)
     except BaseException as error:
@@ -146,18 +147,29 @@ def own_file_pattern(filename: str) -> re.Pattern[str]:
     stem, _, ext = filename.rpartition(".")
     stem = re.escape(stem)
     return re.compile(
-        rf"{stem}-[0-9a-f]{{10}}(?:[0-9a-f]{{8}})?(?:-\d+)?\.(?:xml|txt)(?:\.gz)?\Z|{stem}-index-\d+\.xml\Z"
+        rf"{stem}-[0-9a-f]{{10}}(?:[0-9a-f]{{8}})?(?:-\d+)?\.(?:xml|txt)(?:\.gz)?\Z"
+        rf"|{stem}-index-(?:\d+|[0-9a-f]{{16}})\.xml\Z"
     )
 
 
-def remove_stale(folder: Path, filename: str, keep: Iterable[str]) -> list[str]:
+def content_index_name(filename: str, data: bytes) -> str:
+    """An index named by its content, for sets of several indexes (see :func:`finish`)."""
+    stem = filename.rpartition(".")[0]
+    return f"{stem}-index-{hashlib.blake2b(data, digest_size=8).hexdigest()}.xml"
+
+
+def remove_stale(folder: Path, filename: str, keep: Iterable[str], entry_points: Iterable[str] = ()) -> list[str]:
     """Delete shards and extra indexes an earlier build left that this one did not
-    write. Only names sitemapkit's naming produces are touched."""
+    write. Only names sitemapkit's naming produces are touched, and the
+    ``entry_points`` this set does not use (a text sitemap's ``sitemap.txt``
+    when it now has an index, and the other way round): those first, so no index
+    is left pointing at removed shards."""
     pattern = own_file_pattern(filename)
     keep = set(keep)
     removed = []
-    for entry in sorted(os.listdir(folder)):
-        if entry not in keep and pattern.match(entry) and (Path(folder) / entry).is_file():
+    stale_entries = [name for name in entry_points if name not in keep]
+    for entry in stale_entries + sorted(os.listdir(folder)):
+        if entry not in keep and (entry in stale_entries or pattern.match(entry)) and (Path(folder) / entry).is_file():
             _step("remove", entry)
             os.unlink(Path(folder) / entry)
             removed.append(entry)
@@ -172,14 +184,16 @@ def read_text(path: Path) -> str | None:
         return None
 
 
+def entry_names(options: Options) -> list[str]:
+    """The fixed names of the entry point: the one the user names, and the index
+    a text sitemap gets when it needs one."""
+    return list(dict.fromkeys([options.filename, options.filename.rpartition(".")[0] + ".xml"]))
+
+
 def index_names(options: Options) -> list[str]:
-    """The fixed names of the entry points: the one the user names, the index a
-    text sitemap gets when it needs one, the gzip copy."""
-    stem = options.filename.rpartition(".")[0]
-    names = [options.filename, f"{stem}.xml"]
-    if options.gzip_copy:
-        names.append(options.filename + ".gz")
-    return list(dict.fromkeys(names))
+    """:func:`entry_names` and their gzip copies."""
+    names = entry_names(options)
+    return names + [name + ".gz" for name in names] if options.gzip_copy else names
 
 
 def check_names(options: Options) -> None:
@@ -242,14 +256,13 @@ class _FolderLock:
 
 
 def _switch_order(name: str, options: Options) -> int:
-    """When a staged file is renamed into place: what the entry point names
-    before it (the stylesheet files, the extra indexes), then the entry point,
-    its gzip copy, robots.txt (which names the entry points), the report last."""
-    if name in (STYLESHEET_NAME, FALLBACK_CSS_NAME):
-        return 0
-    if name == options.filename:
+    """When a staged file is renamed into place: the numbered extra indexes, then
+    the entry point (the switch: until then nothing published has changed), its
+    gzip copy and the stylesheet files (the browser view of the new set),
+    robots.txt (which names the entry points), the report last."""
+    if name in entry_names(options):
         return 2
-    if name in index_names(options):
+    if name in index_names(options) or name in (STYLESHEET_NAME, FALLBACK_CSS_NAME):
         return 3
     if name == ROBOTS_TXT:
         return 4
@@ -306,8 +319,7 @@ class Publication:
 
     def __exit__(self, exc_type, exc, traceback) -> None:
         try:
-            if not self._committed:
-                self._roll_back()
+            self._roll_back()  # nothing left to do after a commit
         finally:
             self._lock.release()
 
@@ -315,6 +327,8 @@ class Publication:
         for tmp in self._staged.values():
             _unlink(tmp)
         self._staged.clear()
+        if self._committed:
+            return
         own = own_file_pattern(self.options.filename)
         for entry in os.listdir(self.folder):
             if own.match(entry) and entry not in self._before:
@@ -328,6 +342,9 @@ class Publication:
 
     def staged_bytes(self, name: str) -> bytes:
         return Path(self._staged[name]).read_bytes()
+
+    def unstage(self, name: str) -> None:
+        _unlink(self._staged.pop(name))
 
     def add(self, item: SitemapFile) -> SitemapFile:
         """Write a shard now, or stage an index or a whole single sitemap."""
@@ -360,8 +377,15 @@ class Publication:
         indexes not in ``keep`` (nothing when ``keep`` is None); the removed names."""
         for name in sorted(self._staged, key=lambda n: _switch_order(n, self.options)):
             _rename(self._staged.pop(name), self.folder, name)
+            # Switched: what the published files name must stay, even if a later
+            # step fails.
+            self._committed = True
         self._committed = True
-        return [] if keep is None else remove_stale(self.folder, self.options.filename, keep)
+        if keep is None:
+            return []
+        # A text sitemap's entry point is sitemap.txt alone, or the index sitemap.xml.
+        entries = entry_names(self.options) if self.options.format == "txt" else []
+        return remove_stale(self.folder, self.options.filename, keep, entries)
 
 
 def finish(publication: Publication, files: list[SitemapFile], result: EncodeResult, report: Report) -> Report:
@@ -383,7 +407,23 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
     scope = Scope(options.base_url)
     report.urls = result.urls
     names = [f.name for f in files]
-    if not result.entry_points:
+    entry_points = list(result.entry_points)
+    robots_txt = options.robots_txt or (options.robots_txt is None and options.at_host_root)
+    if len(entry_points) > 1 and robots_txt:
+        # Several indexes (an index may not list indexes): robots.txt is the one
+        # file naming them all, so it is the switch. Each is written under a name
+        # made from its content, as shards are, and robots.txt renamed last names
+        # the new ones; the entry point keeps the first index's bytes.
+        for number, name in enumerate(entry_points):
+            data = publication.staged_bytes(name)
+            entry_points[number] = content_index_name(options.filename, data)
+            if not (folder / entry_points[number]).is_file():
+                atomic_write(folder, entry_points[number], data)
+            if name != result.entry_points[0]:
+                publication.unstage(name)
+                names.remove(name)
+        names += entry_points
+    if not entry_points:
         if (folder / options.filename).is_file():
             report.notices.append(Notice(
                 "empty", f"no page to list: the sitemap published earlier ({options.filename}) was left as it was; "
@@ -396,7 +436,8 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
         publication.commit(None)
         return report
     if options.gzip_copy:
-        entry = options.filename
+        # Of the entry point: the file named `filename`, or a text sitemap's index.
+        entry = result.entry_points[0]
         publication.stage(entry + ".gz", gzip_bytes(publication.staged_bytes(entry)))
         names.append(entry + ".gz")
     if options.stylesheet:
@@ -407,15 +448,17 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
         publication.stage(STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts))
         publication.stage(FALLBACK_CSS_NAME, render_fallback_css(template_dir))
         names += [STYLESHEET_NAME, FALLBACK_CSS_NAME]
-    report.files = sorted(names, key=lambda n: (n not in result.entry_points, n))
+    report.files = sorted(names, key=lambda n: (n not in entry_points and n not in result.entry_points, n))
 
-    sitemap_urls = [scope.prefix + name for name in result.entry_points]
-    if options.robots_txt or (options.robots_txt is None and options.at_host_root):
+    sitemap_urls = [scope.prefix + name for name in entry_points]
+    if robots_txt:
         own = own_file_pattern(options.filename)
+
+        entries = entry_names(options)
 
         def owned(url: str) -> bool:
             return url.startswith(scope.prefix) and (
-                url[len(scope.prefix):] == options.filename or bool(own.match(url[len(scope.prefix):]))
+                url[len(scope.prefix):] in entries or bool(own.match(url[len(scope.prefix):]))
             )
 
         robots_text = publication.robots_text
