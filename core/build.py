@@ -79,12 +79,6 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
     _resolve_dates(kept, left_out, scoped, options, scope, report)
     _resolve_alternates(kept, options, report)
 
-    if options.stylesheet:
-        # Jinja2 only when asked for. A bad template fails here, before any
-        # sitemap is written.
-        from .stylesheet import render_stylesheet
-
-        render_stylesheet(Path(options.stylesheet_template) if options.stylesheet_template else None)
     result = EncodeResult()
     try:
         files = publication.write(encode_pages([kept[loc] for loc in sorted(kept)], options, result))

@@ -212,6 +212,10 @@ def check_names(options: Options) -> None:
         raise ConfigError("report_file", f"{options.report_file!r} is {what}; choose another name for the report")
 
 
+def _template_dir(options: Options) -> Path | None:
+    return Path(options.stylesheet_template) if options.stylesheet_template else None
+
+
 class _FolderLock:
     """An flock on LOCK_NAME in the folder: one run at a time per folder."""
 
@@ -295,6 +299,12 @@ class Publication:
 
     def __enter__(self) -> Publication:
         check_names(self.options)
+        if self.options.stylesheet:
+            # Jinja2 only when asked for. A bad template fails here, before
+            # anything is written.
+            from .stylesheet import render_stylesheet
+
+            render_stylesheet(_template_dir(self.options))
         if not self.folder.is_dir():
             raise OutputError(f"output folder {str(self.folder)!r} does not exist")
         for name in [*index_names(self.options), ROBOTS_TXT, self.options.report_file]:
@@ -443,7 +453,7 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
     if options.stylesheet:
         from .stylesheet import render_fallback_css, render_stylesheet
 
-        template_dir = Path(options.stylesheet_template) if options.stylesheet_template else None
+        template_dir = _template_dir(options)
         counts = {scope.prefix + f.name: f.count for f in files if f.kind in ("urlset", "text")}
         publication.stage(STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts))
         publication.stage(FALLBACK_CSS_NAME, render_fallback_css(template_dir))
