@@ -286,21 +286,22 @@ def test_failing_at_every_step_changes_nothing_published(tmp_path: Path, command
     assert "unchanged" in outcomes
 
 
-def test_bad_line_at_the_end_of_a_long_list_changes_nothing(tmp_path: Path, capsys) -> None:
-    """A bad lastmod on the last line: exit 2 naming it, every published file as
-    it was (today most old shards were rewritten before the error)."""
-    from sitemapkit import cli
-
+def test_bad_line_at_the_end_of_a_long_list_changes_nothing(tmp_path: Path) -> None:
+    """A bad lastmod on the last line of a list long enough for worker processes:
+    exit 2 naming it, every published file as it was (today most old shards were
+    rewritten before the error)."""
+    folder = "a-section-of-the-site/with-a-subsection/" * 5
     out = tmp_path / "out"
     good = tmp_path / "good.tsv"
-    good.write_bytes(list_bytes(site_pages(3000, 0, 1)))
-    assert cli.main(["generate", "--input", str(good), "--out", str(out), "--base-url", BASE, "--max-urls", "50"]) == 0
+    good.write_bytes(list_bytes(site_pages(11_000, 0, 1, folder)))
+    flags = ["--out", str(out), "--base-url", BASE, "--max-urls", "3000"]
+    assert cli_run("generate", "--input", str(good), *flags).returncode == 0
     before = snapshot(out)
     bad = tmp_path / "bad.tsv"
-    bad.write_bytes(list_bytes(site_pages(3000, 0, 2)) + b"p99999.html\tyesterday\n")
-    capsys.readouterr()
-    assert cli.main(["generate", "--input", str(bad), "--out", str(out), "--base-url", BASE, "--max-urls", "50"]) == 2
-    assert "yesterday" in capsys.readouterr().err
+    bad.write_bytes(list_bytes(site_pages(11_000, 0, 2, folder)) + b"p99999.html\tyesterday\n")
+    assert bad.stat().st_size > 2 * urllist.BLOCK_BYTES
+    result = cli_run("generate", "--input", str(bad), *flags)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "yesterday" in result.stderr, result.stderr
     assert snapshot(out) == before
     assert len(before) > 20
 
