@@ -521,7 +521,7 @@ def test_two_runs_at_once_never_mix(tmp_path: Path) -> None:
     urls.write_bytes(list_bytes(site_pages(4000)))
     out = tmp_path / "out"
     expected = []
-    for max_urls in ("40", "70"):
+    for max_urls in ("400", "700"):
         clean = tmp_path / f"clean-{max_urls}"
         assert cli_run("generate", "--input", str(urls), "--out", str(clean), "--base-url", BASE,
                        "--max-urls", max_urls).returncode == 0
@@ -532,7 +532,7 @@ def test_two_runs_at_once_never_mix(tmp_path: Path) -> None:
     for _ in range(4):
         runs = [subprocess.Popen([sys.executable, "-m", "sitemapkit", "generate", "--input", str(urls), "--out", str(out),
                                   "--base-url", BASE, "--max-urls", m], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True) for m in ("40", "70")]
+                                 text=True) for m in ("400", "700")]
         for run in runs:
             stdout, stderr = run.communicate(timeout=120)
             if run.returncode:
