@@ -25,8 +25,6 @@ from .robotsrules import RobotsRules
 from .encoder import W3C_DATETIME, EncodeResult, format_lastmod, encode_pages
 from .urls import OutOfScope, Scope
 
-ROBOTS_TXT = publish.ROBOTS_TXT
-
 
 def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) -> Report:
     """Write the sitemaps for ``pages`` into ``output_dir`` and return the report.
@@ -37,7 +35,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     """
     output_dir = Path(output_dir)
     # Held from the first read of the folder (robots.txt rules) to the switch.
-    with publish.Publication(output_dir, options) as publication:
+    with publish.Publication(output_dir, options, read_robots=options.check_robots_rules) as publication:
         return _build(pages, options, publication)
 
 
@@ -66,6 +64,8 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
         if isinstance(reason, tuple):
             report.excluded.append(Excluded(loc, reason[0], reason[1]))
             left_out[loc] = page
+            if reason[0] == "unreadable":
+                report.notices.append(Notice("unreadable", f"left out {loc}: cannot read {reason[1]}"))
         elif reason is not None:
             report.excluded.append(Excluded(loc, reason))
             left_out[loc] = page
@@ -114,8 +114,12 @@ def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: Robo
                 page.output, loc,
                 noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
             )
-        except OSError:
+        except FileNotFoundError:
             return None  # not written (yet): nothing in it can ask to be left out
+        except OSError as error:
+            # There, but its head cannot be read (permissions, a folder, a FIFO):
+            # unchecked, it might be a noindex page, so it is reported, not listed.
+            return ("unreadable", f"{page.output}: {error.strerror or error}")
         # A canonical target that is a page of the site is listed under its own
         # entry; the report says where the left-out page points.
         if reason == "canonical" and target:

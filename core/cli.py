@@ -66,7 +66,11 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
 
 
 def find_pages(site_dir: Path) -> Iterator[Page]:
-    """The HTML pages of a built folder: ``index.html`` stands for its folder URL."""
+    """The HTML pages of a built folder: ``index.html`` stands for its folder URL.
+
+    Only regular files (or symlinks to them) are pages: a dangling symlink is
+    served as nothing, and opening a FIFO would wait forever.
+    """
     for folder, dirs, files in os.walk(site_dir):
         # Hidden folders (.git, .well-known) hold no pages to list.
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
@@ -76,6 +80,8 @@ def find_pages(site_dir: Path) -> Iterator[Page]:
             if not name.endswith((".html", ".htm")) or (not prefix and name in NOT_PAGES):
                 continue
             path = Path(folder) / name
+            if not os.path.isfile(path):
+                continue
             url = prefix if name == "index.html" else prefix + name
             yield Page(url, source=path, output=path)
 
@@ -129,7 +135,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .check import check_site
 
     Options(base_url=args.base_url)  # the same check of the base URL as every command
-    result = check_site(Path(args.site_dir), args.base_url, entry=args.filename)
+    result = check_site(args.site_dir, args.base_url, entry=args.filename)
     for problem in result.problems:
         print(problem)
     print(result.summary())

@@ -11,7 +11,8 @@ things in a built page's ``<head>`` say a URL is not one of them:
   redirect stubs generators write for moved pages.
 
 Only the head is read (at most :data:`HEAD_READ_LIMIT` bytes, up to ``</head>``
-or ``<body``). A page whose head holds none of the words these checks look
+or ``<body``), in UTF-8 or the charset a ``<meta>`` declares, or in UTF-16 when
+the page starts with its byte order mark. A page whose head holds none of the words these checks look
 for (``robots``, ``googlebot``, ``canonical``, ``refresh``) is passed over
 unparsed; of the others only the ``<meta>``, ``<link>`` and ``<base>`` tags that
 hold one of them reach the HTML parser. Checking a page costs about 0.1 ms,
@@ -31,9 +32,11 @@ canonical naming one of them is worth the user's attention.
 from __future__ import annotations
 
 import codecs
+import errno
 import functools
 import os
 import re
+import stat
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -55,8 +58,14 @@ _READ_SIZES = (4_096, 16_384, HEAD_READ_LIMIT)
 # The longest match of _HEAD_END, less one: a new read is searched from this many
 # bytes before its start, so a tag cut in two by a read is still found.
 _HEAD_END_OVERLAP = len(b"</head>") - 1
-# Windows would translate line ends without O_BINARY.
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+# Windows would translate line ends without O_BINARY. O_NONBLOCK: opening a FIFO
+# handed over as a page returns at once instead of waiting for a writer forever
+# (regular files ignore the flag).
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+# A byte order mark says how the page is encoded, before any <meta charset> (HTML
+# standard, "encoding sniffing": UTF-8, UTF-16LE, UTF-16BE). UTF-8 needs nothing
+# done; a UTF-16 head is turned into UTF-8 so that the byte patterns below apply.
+_UTF16_BOMS = {codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be"}
 
 # Attribute values the checks look for, searched in the lowercased head before
 # paying for a parse. A page that has none of them is passed over unparsed.
@@ -100,7 +109,9 @@ _HEAD_TOKENS = re.compile(
     re.DOTALL | re.IGNORECASE,
 )
 
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+# "[^<>]": a search from each "<meta" stops at the next "<", so a head full of
+# unclosed "<meta" is scanned once, not once for every one of them.
+_META_CHARSET = re.compile(rb"""<meta[^<>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 
 # "ASCII whitespace" of the HTML standard.
 _HTML_WHITESPACE = "\t\n\f\r "
@@ -189,6 +200,11 @@ def _read_head(path: Path | str) -> bytes:
     fd = os.open(path, _OPEN_FLAGS)
     try:
         head = os.read(fd, _READ_SIZES[0])
+        if not head and not stat.S_ISREG(os.fstat(fd).st_mode):
+            # A FIFO without a writer reads as empty: no page, and nothing checked.
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if head[:2] in _UTF16_BOMS:
+            return _utf16_head(fd, head)
         end = _HEAD_END.search(head)
         if end is not None:
             return head[: end.start()]
@@ -209,6 +225,23 @@ def _read_head(path: Path | str) -> bytes:
         return head
     finally:
         os.close(fd)
+
+
+def _utf16_head(fd: int, start: bytes) -> bytes:
+    """The head of a UTF-16 page whose first bytes ``start`` (BOM included) were
+    read from ``fd``, as UTF-8: at most HEAD_READ_LIMIT bytes of the file."""
+    data = start
+    while len(data) < HEAD_READ_LIMIT:
+        chunk = os.read(fd, HEAD_READ_LIMIT - len(data))
+        if not chunk:
+            break
+        data += chunk
+    encoding = _UTF16_BOMS[data[:2]]
+    body = data[2 : len(data) - (len(data) % 2)]
+    # A character cut in two by the read limit becomes U+FFFD, as a browser shows it.
+    head = body.decode(encoding, errors="replace").encode("utf-8")
+    end = _HEAD_END.search(head)
+    return head if end is None else head[: end.start()]
 
 
 def comparable_url(url: str) -> str:
@@ -388,7 +421,12 @@ def _decode(tags: bytes, head: bytes) -> str:
     declared = _META_CHARSET.search(head)
     if declared:
         try:
-            return tags.decode(codecs.lookup(declared.group(1).decode("ascii")).name, errors="replace")
+            encoding = codecs.lookup(declared.group(1).decode("ascii")).name
+            # A page whose bytes could be read this far is no UTF-16 page: the HTML
+            # standard reads a <meta> naming UTF-16 as UTF-8.
+            if encoding.startswith("utf-16"):
+                encoding = "utf-8"
+            return tags.decode(encoding, errors="replace")
         except LookupError:
             pass
     return tags.decode("utf-8", errors="replace")

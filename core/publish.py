@@ -176,14 +176,6 @@ def remove_stale(folder: Path, filename: str, keep: Iterable[str], entry_points:
     return removed
 
 
-def read_text(path: Path) -> str | None:
-    """A text file's content, or None when it does not exist."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-
-
 def entry_names(options: Options) -> list[str]:
     """The fixed names of the entry point: the one the user names, and the index
     a text sitemap gets when it needs one."""
@@ -288,9 +280,14 @@ class Publication:
     what this run wrote, so the published set stays as it was.
     """
 
-    def __init__(self, folder: Path | str, options: Options) -> None:
+    def __init__(self, folder: Path | str, options: Options, *, read_robots: bool = False) -> None:
         self.folder = Path(folder)
         self.options = options
+        self.writes_robots = bool(options.robots_txt or (options.robots_txt is None and options.at_host_root))
+        # Read only when used (written, or ``read_robots``: its rules are
+        # applied): a robots.txt sitemapkit cannot read stops the run, before
+        # anything is written, only if the run needs it.
+        self._read_robots = self.writes_robots or read_robots
         self.robots_text: str | None = None
         self._lock = _FolderLock(self.folder)
         self._staged: dict[str, str] = {}  # name -> temporary path
@@ -321,7 +318,10 @@ class Publication:
                     _unlink(self.folder / entry)  # left by a run that was killed
                 elif own.match(entry):
                     self._before.add(entry)
-            self.robots_text = read_text(self.folder / ROBOTS_TXT)
+            if self._read_robots:
+                from .robots import read_robots_txt
+
+                self.robots_text = read_robots_txt(self.folder / ROBOTS_TXT)
         except BaseException:
             self._lock.release()
             raise
@@ -418,7 +418,7 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
     report.urls = result.urls
     names = [f.name for f in files]
     entry_points = list(result.entry_points)
-    robots_txt = options.robots_txt or (options.robots_txt is None and options.at_host_root)
+    robots_txt = publication.writes_robots
     if len(entry_points) > 1 and robots_txt:
         # Several indexes (an index may not list indexes): robots.txt is the one
         # file naming them all, so it is the switch. Each is written under a name

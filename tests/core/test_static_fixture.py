@@ -26,9 +26,11 @@ def test_static_site_lists_only_indexable_pages(tmp_path: Path) -> None:
         "https://example.org/blog/q&a.html",
     }
     summary = result.stdout.splitlines()[0]
-    assert summary.endswith("excluded 1 canonical, 1 noindex, 1 redirect, 1 robots.txt"), summary
+    assert summary.endswith("excluded 1 canonical, 2 noindex, 1 redirect, 1 robots.txt"), summary
     # Verbose: every excluded URL with its reason.
     assert "excluded (noindex): https://example.org/blog/draft.html" in result.stdout
+    # Read through its byte order mark: UTF-16 is no reason to list a noindex page.
+    assert "excluded (noindex): https://example.org/blog/draft-utf16.html" in result.stdout
     assert "excluded (robots.txt): https://example.org/private/" in result.stdout
     assert "excluded (canonical): https://example.org/blog/print.html -> https://example.org/blog/q&a.html" in result.stdout
     robots = (site / "robots.txt").read_text()
@@ -47,4 +49,4 @@ def test_each_check_can_be_switched_off(tmp_path: Path) -> None:
         capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stderr
-    assert len(sitemap_entries(site)) == 8
+    assert len(sitemap_entries(site)) == 9
