@@ -308,10 +308,10 @@ def test_bad_line_at_the_end_of_a_long_list_changes_nothing(tmp_path: Path) -> N
 
 # -- whole runs, fuzzed ---------------------------------------------------------
 
-paths = st.lists(st.sampled_from([f"{d}p{i}.html" for d in ("", "a/", "b/") for i in range(40)]), max_size=60, unique=True)
+paths = st.lists(st.sampled_from([f"{d}p{i}.html" for d in ("", "a/", "b/") for i in range(40)]), max_size=40, unique=True)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(
     old=paths, new=paths, command=st.sampled_from(sorted(RUNS)), max_urls=st.integers(1, 12),
     max_sitemaps=st.sampled_from([2, 3, 50_000]), gzip_shards=st.booleans(), text=st.booleans(), day=st.integers(1, 9),
