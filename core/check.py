@@ -101,6 +101,7 @@ def check_site(site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml
         result.files.append(name)
         for child in _check_file(site, name, scope, max_bytes, result):
             todo.append((child, name, 0))
+        _check_gzip_copy(site, name, max_bytes, result)
     return result
 
 
@@ -192,6 +193,29 @@ def _read_gzip(path: Path, limit: int) -> bytes | None:
     if in_member:
         raise EOFError("the file ends inside a compressed member")
     return bytes(out)
+
+
+def _check_gzip_copy(site: _SiteFolder, name: str, max_bytes: int, result: CheckResult) -> None:
+    """A ``sitemap.xml.gz`` beside ``sitemap.xml`` is read by whoever was given its
+    URL: it must hold the same bytes, not an older build's (or another generator's)
+    sitemap."""
+    if name.endswith(".gz"):
+        return
+    copy_path, _ = site.file(name + ".gz")
+    path, _ = site.file(name)
+    if copy_path is None or path is None:
+        return
+    try:
+        copy = _read_gzip(copy_path, max_bytes)
+    except (zlib.error, EOFError) as error:
+        result.problems.append(Problem(name + ".gz", 0, f"not a valid gzip file: {error}"))
+        return
+    with open(path, "rb") as handle:
+        current = handle.read(max_bytes + 1)
+    if copy != current:
+        result.problems.append(Problem(
+            name + ".gz", 0, f"is not a copy of {name}: a stale sitemap, left by an earlier build or another generator",
+        ))
 
 
 def _local_name(url: str, scope: Scope) -> str | None:

@@ -32,8 +32,10 @@ canonical naming one of them is worth the user's attention.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import errno
 import functools
+import json
 import os
 import re
 import stat
@@ -72,6 +74,15 @@ _UTF16_BOMS = {codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be
 _NOINDEX_MARKERS = (b"robots", b"googlebot")
 _CANONICAL_MARKERS = (b"canonical",)
 _REFRESH_MARKERS = (b"refresh",)
+# The page's own dates (Open Graph, schema.org) and its hreflang alternates.
+_DATE_MARKERS = (b"modified_time", b"updated_time", b"datemodified")
+_HREFLANG_MARKERS = (b"hreflang",)
+
+#: Where a page's head states when it last changed, in the order crawlers trust
+#: them: the Open Graph article's modified time, og:updated_time, then JSON-LD's
+#: dateModified (Hugo, Jekyll's jekyll-seo-tag, WordPress and most blog themes
+#: write one or more of these).
+HEAD_DATE_PROPERTIES = ("article:modified_time", "og:updated_time")
 
 _ROBOTS_META_NAMES = frozenset({"robots", "googlebot"})
 # "none" is short for "noindex, nofollow" (Google's and Bing's robots meta docs).
@@ -121,6 +132,24 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _INDEX_FILES = ("/index.html", "/index.htm")
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class HeadFacts:
+    """What a built page's head says about its sitemap entry."""
+
+    #: ``"noindex"``, ``"canonical"`` or ``"redirect"`` when the page must be left out.
+    reason: str | None = None
+    #: The absolute URL the page names as canonical when it points elsewhere.
+    canonical_target: str | None = None
+    #: The page's own last-change dates as written, most trusted first (see
+    #: :data:`HEAD_DATE_PROPERTIES`); the caller takes the first that is a date.
+    modified: tuple[str, ...] = ()
+    #: ``<link rel="alternate" hreflang="..." href="...">``: (hreflang, absolute URL).
+    alternates: tuple[tuple[str, str], ...] = ()
+
+
+_NO_FACTS = HeadFacts()
+
+
 def check_built_page(
     path: Path, url: str, *, noindex: bool = True, canonical: bool = True, redirects: bool = True
 ) -> tuple[str | None, str | None]:
@@ -140,9 +169,22 @@ def check_built_page(
     ``url`` is the page's absolute URL, percent-encoded or not. Raises
     :class:`OSError` when the file cannot be read.
     """
-    if not (noindex or canonical or redirects):
-        return None, None
-    markers = _markers(noindex, canonical, redirects)
+    facts = inspect_built_page(path, url, noindex=noindex, canonical=canonical, redirects=redirects)
+    return facts.reason, facts.canonical_target
+
+
+def inspect_built_page(
+    path: Path | str, url: str, *, noindex: bool = True, canonical: bool = True, redirects: bool = True,
+    dates: bool = False, alternates: bool = False,
+) -> HeadFacts:
+    """:func:`check_built_page`, and with ``dates`` and ``alternates`` also the
+    page's own last-change dates and hreflang alternates, from the same one read
+    of its head."""
+    if not (noindex or canonical or redirects or dates or alternates):
+        return _NO_FACTS
+    markers = _markers(noindex, canonical, redirects) + (_DATE_MARKERS if dates else ()) + (
+        _HREFLANG_MARKERS if alternates else ()
+    )
     head = _read_head(path)
     lowered = head.lower()
     # Most pages hold no marker: a plain loop finds that without building a list.
@@ -150,14 +192,14 @@ def check_built_page(
         if marker in lowered:
             break
     else:
-        return None, None
+        return _NO_FACTS
     hits = [marker for marker in markers if marker in lowered]
     if hits == [b"canonical"] and lowered.count(b"canonical") == 1:
         # The common case, kept cheap: the one canonical link names the page itself,
         # written exactly as its URL (as MkDocs, Material and Sphinx write it).
         own = url.encode("utf-8", "surrogatepass")
         if b'rel="canonical" href="' + own + b'"' in head:
-            return None, None
+            return _NO_FACTS
 
     found = _HeadParser()
     found.feed(_decode(relevant_tags(head, markers), head))
@@ -169,6 +211,16 @@ def check_built_page(
         base = _resolve(url, found.base_href) or url
     page_key = comparable_url(url)
 
+    modified: tuple[str, ...] = ()
+    if dates:
+        modified = tuple(found.dates[name] for name in HEAD_DATE_PROPERTIES if name in found.dates)
+        if b"datemodified" in lowered:
+            modified += json_ld_modified(head)
+    declared: tuple[tuple[str, str], ...] = ()
+    if alternates and found.hreflang_links:
+        pairs = ((code, _resolve(base, href)) for code, href in found.hreflang_links)
+        declared = tuple((code, target) for code, target in pairs if target is not None)
+
     canonical_target = None
     if canonical and found.canonical_hrefs:
         resolved = (_resolve(base, href) for href in found.canonical_hrefs)
@@ -179,16 +231,52 @@ def check_built_page(
         if len(keys) == 1 and page_key not in keys:
             canonical_target = min(targets)
 
+    reason = None
     if noindex and found.noindex:
-        return "noindex", canonical_target
-    if redirects and found.refresh_target is not None:
+        reason = "noindex"
+    elif redirects and found.refresh_target is not None:
         target = _resolve(base, found.refresh_target)
         # A refresh to the page itself is a timed reload, not a redirect.
         if target is not None and comparable_url(target) != page_key:
-            return "redirect", canonical_target
-    if canonical_target is not None:
-        return "canonical", canonical_target
-    return None, None
+            reason = "redirect"
+    if reason is None and canonical_target is not None:
+        reason = "canonical"
+    return HeadFacts(reason, canonical_target, modified, declared)
+
+
+_LD_JSON_OPEN = re.compile(rb"<script\b[^>]*application/ld\+json[^>]*>", re.IGNORECASE)
+_SCRIPT_CLOSE = re.compile(rb"</script", re.IGNORECASE)
+
+
+def json_ld_modified(head: bytes) -> tuple[str, ...]:
+    """The ``dateModified`` values of the JSON-LD blocks in ``head``: of the top
+    object first, then of the ``@graph`` nodes (as Yoast and other SEO plugins
+    write them), a web page or article node before the others."""
+    found: list[str] = []
+    for opening in _LD_JSON_OPEN.finditer(head):
+        closing = _SCRIPT_CLOSE.search(head, opening.end())
+        body = head[opening.end() : closing.start() if closing else len(head)]
+        try:
+            data = json.loads(body.decode("utf-8", errors="replace"))
+        except ValueError:
+            continue  # broken JSON: crawlers pass over it too
+        for node in data if isinstance(data, list) else [data]:
+            if not isinstance(node, dict):
+                continue
+            if isinstance(node.get("dateModified"), str):
+                found.append(node["dateModified"])
+            graph = node.get("@graph")
+            if isinstance(graph, list):
+                nodes = [n for n in graph if isinstance(n, dict) and isinstance(n.get("dateModified"), str)]
+                nodes.sort(key=lambda n: not _is_page_node(n))
+                found += [n["dateModified"] for n in nodes]
+    return tuple(found)
+
+
+def _is_page_node(node: dict) -> bool:
+    kinds = node.get("@type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    return any(isinstance(k, str) and (k.endswith("Page") or k.endswith("Article") or k == "BlogPosting") for k in kinds)
 
 
 def _read_head(path: Path | str) -> bytes:
@@ -284,6 +372,9 @@ class _HeadParser(HTMLParser):
         self.canonical_hrefs: list[str] = []
         self.refresh_target: str | None = None
         self.base_href: str | None = None
+        # The first of each HEAD_DATE_PROPERTIES, and the hreflang links in order.
+        self.dates: dict[str, str] = {}
+        self.hreflang_links: list[tuple[str, str]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in ("meta", "link", "base"):
@@ -294,8 +385,13 @@ class _HeadParser(HTMLParser):
             self._meta(values)
         elif tag == "link":
             rel, href = values.get("rel"), values.get("href")
-            if rel and href is not None and "canonical" in rel.lower().split():
-                self.canonical_hrefs.append(href)
+            if rel and href is not None:
+                rels = rel.lower().split()
+                if "canonical" in rels:
+                    self.canonical_hrefs.append(href)
+                hreflang = values.get("hreflang")
+                if "alternate" in rels and hreflang:
+                    self.hreflang_links.append((hreflang.strip(_HTML_WHITESPACE), href))
         else:
             href = values.get("href")
             # Only the first <base href> counts (HTML standard, "frozen base URL").
@@ -307,6 +403,10 @@ class _HeadParser(HTMLParser):
         if content is None:
             return
         name = (values.get("name") or "").strip(_HTML_WHITESPACE).lower()
+        # Open Graph is written with property=; some themes use name= for it.
+        kind = (values.get("property") or "").strip(_HTML_WHITESPACE).lower() or name
+        if kind in HEAD_DATE_PROPERTIES and kind not in self.dates:
+            self.dates[kind] = content.strip(_HTML_WHITESPACE)
         if name in _ROBOTS_META_NAMES:
             directives = _DIRECTIVE_SEPARATORS.split(content.lower())
             if _NOINDEX_DIRECTIVES.intersection(directives):

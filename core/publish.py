@@ -176,6 +176,18 @@ def remove_stale(folder: Path, filename: str, keep: Iterable[str], entry_points:
     return removed
 
 
+def remove_files(folder: Path, names: Iterable[str]) -> list[str]:
+    """Delete the plain files ``names`` of ``folder`` that exist; return those removed."""
+    removed = []
+    for name in names:
+        path = Path(folder) / name
+        if "/" not in name and path.is_file():
+            _step("remove", name)
+            os.unlink(path)
+            removed.append(name)
+    return removed
+
+
 def entry_names(options: Options) -> list[str]:
     """The fixed names of the entry point: the one the user names, and the index
     a text sitemap gets when it needs one."""
@@ -183,9 +195,10 @@ def entry_names(options: Options) -> list[str]:
 
 
 def index_names(options: Options) -> list[str]:
-    """:func:`entry_names` and their gzip copies."""
+    """:func:`entry_names` and their gzip copies (written with ``gzip_copy``, and
+    rewritten whenever one is there: an older one would describe an older site)."""
     names = entry_names(options)
-    return names + [name + ".gz" for name in names] if options.gzip_copy else names
+    return names + [name + ".gz" for name in names]
 
 
 def check_names(options: Options) -> None:
@@ -445,9 +458,11 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
             publication.stage(options.report_file, report.details().encode("utf-8"))
         publication.commit(None)
         return report
-    if options.gzip_copy:
-        # Of the entry point: the file named `filename`, or a text sitemap's index.
-        entry = result.entry_points[0]
+    # Of the entry point: the file named `filename`, or a text sitemap's index. A
+    # copy another generator (MkDocs' themes) or an earlier run left would
+    # describe an older site: it is rewritten from the new entry point.
+    entry = result.entry_points[0]
+    if options.gzip_copy or (folder / (entry + ".gz")).is_file():
         publication.stage(entry + ".gz", gzip_bytes(publication.staged_bytes(entry)))
         names.append(entry + ".gz")
     if options.stylesheet:
