@@ -580,7 +580,7 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
+@pytest.mark.skipif(not Path(f"/proc/self/task/{os.getpid()}/children").exists(), reason="finds workers in /proc (Linux)")
 def test_sigkill_during_generate_serves_old_or_new_and_stops_workers(tmp_path: Path) -> None:
     """A real `sitemapkit generate`, with its worker processes, killed by SIGKILL
     at several moments: the folder serves one whole set each time, the workers
