@@ -19,7 +19,6 @@ from typing import NoReturn
 from . import __version__, publish
 from .errors import ConfigError, SitemapkitError
 from .model import Options, Page, closest_option
-from .encoder import EncodeResult
 
 # Pages a static site writes that are never content to index.
 NOT_PAGES = {"404.html"}
@@ -34,7 +33,8 @@ def _flag(option: str) -> str:
 # Options.specs(). A flag of an option the command does not honour is refused.
 _BUILD_OPTIONS = tuple(spec.name for spec in Options.specs())
 _GENERATE_OPTIONS = ("filename", "format", "gzip", "max_urls", "max_bytes", "max_sitemaps", "changefreq",
-                     "priority", "schema_location", "stylesheet")
+                     "priority", "schema_location", "stylesheet", "stylesheet_template", "gzip_copy", "robots_txt",
+                     "report_file", "verbose")
 _COMMAND_OPTIONS = {"build": _BUILD_OPTIONS, "generate": _GENERATE_OPTIONS}
 
 
@@ -183,19 +183,25 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from .urllist import write_url_list
+    from .urllist import generate
 
     options = _options(args, _GENERATE_OPTIONS)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    result = EncodeResult()
+    # The input is opened first: a missing list creates nothing, not even DIR.
     with (sys.stdin.buffer if args.input == "-" else open(args.input, "rb")) as source:
-        files = write_url_list(source, options, out, result)
-    publish.remove_stale(out, options.filename, [f.name for f in files])
-    dropped = f"; dropped {len(result.excluded):,}" if result.excluded else ""
-    plural = "s" if len(files) != 1 else ""
-    print(f"sitemapkit: {result.urls:,} URLs in {len(files)} file{plural} in {out} ({time.perf_counter() - started:.1f}s){dropped}")
+        out.mkdir(parents=True, exist_ok=True)
+        report = generate(source, options, out)
+    for notice in report.notices:
+        print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
+    if options.verbose:
+        print(report.details().rstrip("\n"))
+    else:
+        dropped = f"; dropped {len(report.excluded):,}" if report.excluded else ""
+        plural = "s" if len(report.files) != 1 else ""
+        advice = "".join(f"; {line}" for line in report.advice)
+        print(f"sitemapkit: {report.urls:,} URLs in {len(report.files)} file{plural} in {out} "
+              f"({time.perf_counter() - started:.1f}s){dropped}{advice}")
     return 0
 
 
@@ -239,6 +245,8 @@ def parser() -> argparse.ArgumentParser:
                          "sitemaps and an index in DIR. The input should be sorted by URL.")
     gen.add_argument("--input", required=True, metavar="URLS.tsv", help="the list ('-' for standard input)")
     gen.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
+    # Only the flags of the options generate honours: any other is refused in one
+    # line that says build takes it (see _unknown_arguments), and --help lists these.
     _add_option_flags(gen, _GENERATE_OPTIONS)
     gen.set_defaults(run=cmd_generate, parser=gen)
 
