@@ -11,20 +11,21 @@ import dataclasses
 import datetime as dt
 import fnmatch
 import operator
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from . import publish
 from .errors import OutputError, SitemapkitError, UrlError
-from .htmlcheck import check_built_page
+from .htmlcheck import check_built_page, same_file_key
 from .lastmod import resolve_lastmods
 from .model import Excluded, Notice, Options, Page, Report
 from .robots import merge_sitemap_lines
 from .robotsrules import RobotsRules
 from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, EncodeResult, format_lastmod, encode_pages
-from .urls import OutOfScope, Scope
+from .urls import HTML_SUFFIXES, OutOfScope, Scope, encode_path, path_of_file
 
 ROBOTS_TXT = "robots.txt"
 
@@ -49,7 +50,10 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     # changed when its newest article did, noindex or not).
     left_out: dict[str, Page] = {}
     scoped: dict[str, str] = {}  # each loc as given -> its sitemap loc
+    handed: set[str] = set()  # the output files of the pages handed over
     for page in pages:
+        if page.output is not None:
+            handed.add(os.fspath(page.output))
         try:
             loc = scoped[page.loc] = scope.loc(page.loc)
         except OutOfScope as out:
@@ -59,7 +63,12 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
             report.excluded.append(Excluded(repr(page.loc), "invalid URL"))
             report.notices.append(Notice("url", f"left out a page whose URL cannot be written: {error}"))
             continue
-        reason = "metadata" if not page.listed else _exclusion(page, loc, scope, options, rules)
+        if page.exclude_reason is not None:
+            reason = page.exclude_reason
+        elif not page.listed:
+            reason = "metadata"
+        else:
+            reason = _exclusion(page, loc, scope, options, rules, output_dir)
         if isinstance(reason, tuple):
             report.excluded.append(Excluded(loc, reason[0], reason[1]))
             left_out[loc] = page
@@ -73,6 +82,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
             # writer encodes it again, cheaply), which saves a copy per page.
             kept[loc] = page
 
+    report.excluded.extend(_pages_not_handed(output_dir, handed, scope, options))
     _resolve_dates(kept, left_out, scoped, options, scope, report)
     _resolve_alternates(kept, options, report)
 
@@ -133,12 +143,56 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     return report
 
 
+def _html_files(folder: str, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """``(path, relative name)`` of every regular HTML file below ``folder``; hidden
+    folders (``.git``, ``.doctrees``) and symbolic links are passed over."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from _html_files(entry.path, prefix + entry.name + "/")
+        elif entry.name.endswith(HTML_SUFFIXES) and entry.is_file(follow_symlinks=False):
+            yield entry.path, prefix + entry.name
+
+
+def _pages_not_handed(output_dir: Path, handed: set[str], scope: Scope, options: Options) -> list[Excluded]:
+    """The HTML files in the output folder that no page stands for, each with why
+    it is not listed: the adapter's tool did not build it as a page (another
+    plugin's redirect stub, a theme file copied as it is). No page the site
+    serves leaves the sitemap without a reason in the report."""
+    found = [(path, name) for path, name in _html_files(os.fspath(output_dir)) if path not in handed]
+    if not found:
+        return []
+    absolute = {os.path.abspath(path) for path in handed}
+    excluded = []
+    for path, name in found:
+        if os.path.abspath(path) in absolute:
+            continue
+        try:
+            loc = scope.loc(encode_path(path_of_file(name)))
+        except (OutOfScope, UrlError):
+            loc = name
+        reason = None
+        try:
+            reason, _ = check_built_page(Path(path), loc)
+        except OSError:
+            pass
+        excluded.append(Excluded(loc, reason or "not a page"))
+    return excluded
+
+
 def _path(value) -> Path:
     # Adapters mostly hand Path objects already; wrapping again is not free.
     return value if isinstance(value, Path) else Path(value)
 
 
-def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None) -> str | tuple[str, str] | None:
+def _exclusion(
+    page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None, output_dir: Path
+) -> str | tuple[str, str] | None:
     """Why ``page`` must stay out of the sitemap (a reason, or a reason and where
     the page points), or None. The cheap checks first: globs, then robots.txt
     rules, then the built page's head."""
@@ -162,9 +216,34 @@ def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: Robo
         # A canonical target that is a page of the site is listed under its own
         # entry; the report says where the left-out page points.
         if reason == "canonical" and target:
+            if _other_builder_form(page.output, loc, target):
+                return None
             return ("canonical", target)
         return reason
     return None
+
+
+def _other_builder_form(output: Path | str, loc: str, target: str) -> bool:
+    """Whether ``target`` is the page at ``loc`` written in the other URL form of
+    generators that build either (``guide/install/`` and ``guide/install.html``),
+    and the site has no file at ``target``: then the generator named the page
+    itself (Sphinx 7.4 and 8.0 ``dirhtml`` write ``.../install.html`` as the
+    canonical of ``.../install/``). Where both files exist they are two pages.
+    """
+    page_key, target_key = same_file_key(loc), same_file_key(target)
+    page_path, _, page_query = page_key.partition("?")
+    target_path, _, target_query = target_key.partition("?")
+    if page_query != target_query:
+        return False
+    output = _path(output)
+    if page_path.endswith("/") and target_path == page_path[:-1] + ".html":
+        # The page is .../install/index.html; the other form's file is .../install.html.
+        other_file = output.parent.with_name(output.parent.name + ".html")
+    elif page_path.endswith(".html") and target_path == page_path[: -len(".html")] + "/":
+        other_file = output.with_suffix("") / "index.html"
+    else:
+        return False
+    return not other_file.exists()
 
 
 def _resolve_dates(

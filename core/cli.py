@@ -20,9 +20,11 @@ from . import __version__, publish
 from .errors import ConfigError, SitemapkitError
 from .model import Options, Page
 from .encoder import EncodeResult
+from .urls import HTML_SUFFIXES, path_of_file
 
-# Pages a static site writes that are never content to index.
-NOT_PAGES = {"404.html"}
+# Error pages static sites write, in any folder (Hugo writes fr/404.html for each
+# language): never content to index.
+ERROR_PAGES = {"404.html"}
 
 
 def _flag(option: str) -> str:
@@ -66,18 +68,23 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
 
 
 def find_pages(site_dir: Path) -> Iterator[Page]:
-    """The HTML pages of a built folder: ``index.html`` stands for its folder URL."""
+    """The HTML pages of a built folder: ``index.html`` stands for its folder URL.
+
+    File names are names, not URLs (``c#sharp.html`` is served at
+    ``c%23sharp.html``). Error pages are handed over unlisted, so the report says
+    why they are left out.
+    """
     for folder, dirs, files in os.walk(site_dir):
         # Hidden folders (.git, .well-known) hold no pages to list.
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         relative = Path(folder).relative_to(site_dir).as_posix()
         prefix = "" if relative == "." else relative + "/"
         for name in sorted(files):
-            if not name.endswith((".html", ".htm")) or (not prefix and name in NOT_PAGES):
+            if not name.endswith(HTML_SUFFIXES):
                 continue
             path = Path(folder) / name
-            url = prefix if name == "index.html" else prefix + name
-            yield Page(url, source=path, output=path)
+            reason = "error page" if name in ERROR_PAGES else None
+            yield Page.from_path(path_of_file(prefix + name), source=path, output=path, exclude_reason=reason)
 
 
 # Each command imports what only it needs, so `generate` on a huge list starts
@@ -135,7 +142,7 @@ def parser() -> argparse.ArgumentParser:
 
     build = sub.add_parser("build", help="write sitemaps for a built static site folder",
                            description="Find the HTML pages of SITE_DIR (index.html is its folder's URL, 404.html "
-                           "is left out), date them from git or file times, write sitemaps, index and robots.txt.")
+                           "in any folder is left out), date them from git or file times, write sitemaps, index and robots.txt.")
     build.add_argument("site_dir", metavar="SITE_DIR")
     _add_option_flags(build, _BUILD_OPTIONS)
     build.set_defaults(run=cmd_build)

@@ -19,8 +19,10 @@ little next to building it (``tests/benchmarks/bench_htmlcheck.py``).
 
 How two URLs are compared (see :func:`comparable_url`): scheme and host are
 case-insensitive, a default port (80, 443) equals none, percent-escapes are
-compared in one spelling (RFC 3986 section 6.2.2), dot segments are resolved, the
-fragment is ignored, and a path ending in ``/index.html`` (or ``/index.htm``)
+compared in one spelling (RFC 3986 section 6.2.2), and a page's own URL and its
+canonical or refresh target are compared by the file they name, their paths
+decoded (:func:`same_file_key`: ``a%26b/`` is ``a&b/``), dot segments are
+resolved, the fragment is ignored, and a path ending in ``/index.html`` (or ``/index.htm``)
 equals the same path ending in ``/``, since static hosts serve one file for both
 (Sphinx, for one, names ``.../index.html`` as canonical for a page published as
 ``.../``). ``http`` and ``https``, ``www.`` or not, and ``/page`` against
@@ -39,6 +41,7 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from .robotsrules import normalise_percent_encoding
+from .urls import file_spelling
 
 #: Bytes read from the start of each page at most. A head is a few KiB; a page
 #: whose head runs past this (inline scripts and styles) is checked on what fits.
@@ -156,13 +159,13 @@ def check_built_page(
     base = url
     if found.base_href is not None:
         base = _resolve(url, found.base_href) or url
-    page_key = comparable_url(url)
+    page_key = same_file_key(url)
 
     canonical_target = None
     if canonical and found.canonical_hrefs:
         resolved = (_resolve(base, href) for href in found.canonical_hrefs)
         targets = {target for target in resolved if target is not None}
-        keys = {comparable_url(target) for target in targets}
+        keys = {same_file_key(target) for target in targets}
         # Conflicting canonical links cancel out: Google ignores them all then,
         # so the page stays a candidate for indexing.
         if len(keys) == 1 and page_key not in keys:
@@ -173,7 +176,7 @@ def check_built_page(
     if redirects and found.refresh_target is not None:
         target = _resolve(base, found.refresh_target)
         # A refresh to the page itself is a timed reload, not a redirect.
-        if target is not None and comparable_url(target) != page_key:
+        if target is not None and same_file_key(target) != page_key:
             return "redirect", canonical_target
     if canonical_target is not None:
         return "canonical", canonical_target
@@ -240,6 +243,13 @@ def comparable_url(url: str) -> str:
         path = path[: path.rindex("/") + 1]
     query = normalise_percent_encoding(parts.query)
     return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def same_file_key(url: str) -> str:
+    """``url`` spelled so that two URLs naming the same file compare equal: one
+    comparable spelling (:func:`comparable_url`), then the path decoded
+    (:func:`sitemapkit.urls.file_spelling`): ``.../a%26b/`` is ``.../a&b/``."""
+    return file_spelling(comparable_url(url))
 
 
 class _HeadParser(HTMLParser):

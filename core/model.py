@@ -215,8 +215,17 @@ def _is_int(value: object) -> bool:
 class Page:
     """One page of the site, as an adapter hands it to the core.
 
-    ``loc`` is an absolute URL or a path relative to ``base_url`` (``guide/``,
-    ``a b/ü.html``): the core encodes and scopes it. The other fields are optional.
+    A page is given by its URL or by its path, and the two are not the same thing:
+
+    * ``Page(url)``: ``loc`` is a URL as a tool hands it over (MkDocs' ``page.url``,
+      Pelican's ``*_URL`` results), absolute or relative to ``base_url``
+      (``guide/``, ``a%20b/ü.html``). It keeps its meaning: a valid ``%XX`` stays,
+      ``#`` opens a fragment; the core encodes only what a URL cannot hold.
+    * ``Page.from_path(path)``: a file or document name below the output folder
+      (``c#sharp.html``, ``lit%20eral/``). Every character a path segment may not
+      hold is percent-encoded, ``%`` included (:func:`sitemapkit.urls.encode_path`).
+
+    The other fields are optional.
     """
 
     loc: str
@@ -243,6 +252,18 @@ class Page:
     alternates: tuple[tuple[str, str], ...] = ()
     changefreq: str | None = None
     priority: float | None = None
+    #: Why the adapter leaves out a page its tool writes (``error page``, ``search
+    #: page``): reported under this reason, never listed.
+    exclude_reason: str | None = None
+
+    @classmethod
+    def from_path(cls, path: str, **fields: Any) -> Page:
+        """The page published at ``path``, a ``/``-separated file or document name
+        relative to ``base_url`` (a folder ends in ``/``): a name, not a URL, so
+        ``#``, ``?`` and ``%`` in it are characters of the name."""
+        from .urls import encode_path
+
+        return cls(encode_path(path), **fields)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

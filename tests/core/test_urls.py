@@ -92,3 +92,63 @@ def test_bad_base_url(base: str) -> None:
         Options(base_url=base)
     assert raised.value.option == "base_url"
     assert raised.value.for_setting("site_url").startswith("site_url: ")
+
+
+class TestNamesArePaths:
+    """A file or document name is text: Page.from_path encodes what a path segment
+    may not hold, "%" included; Page(url) keeps a URL's meaning."""
+
+    @pytest.mark.parametrize(
+        ("name", "expected"),
+        [
+            ("c#sharp.html", "c%23sharp.html"),
+            ("what?.html", "what%3F.html"),
+            ("lit%20eral.html", "lit%2520eral.html"),
+            ("a\tb.html", "a%09b.html"),
+            ("ü b/x.html", "%C3%BC%20b/x.html"),
+            ("&+(),;=!$*'@~.html", "&+(),;=!$*'@~.html"),
+            ("a:b/c:d.html", "a%3Ab/c:d.html"),  # not a scheme
+            ("guide/", "guide/"),
+        ],
+    )
+    def test_encode_path(self, name: str, expected: str) -> None:
+        from sitemapkit.urls import encode_path
+
+        assert encode_path(name) == expected
+
+    def test_page_by_path_and_by_url_differ(self) -> None:
+        from sitemapkit import Page
+
+        scope = Scope(BASE)
+        assert scope.loc(Page.from_path("lit%20eral.html").loc) == BASE + "lit%2520eral.html"
+        assert scope.loc(Page("lit%20eral.html").loc) == BASE + "lit%20eral.html"
+        assert scope.loc(Page.from_path("c#sharp.html").loc) == BASE + "c%23sharp.html"
+        assert scope.loc(Page.from_path("a:b.html").loc) == BASE + "a%3Ab.html"
+
+    @pytest.mark.parametrize(
+        ("one", "other"),
+        [
+            ("https://x.org/a&b/", "https://x.org/a%26b/"),
+            ("https://x.org/%C3%BC/", "https://x.org/ü/"),
+            ("https://x.org/a%20b", "https://x.org/a b"),
+            ("https://x.org/a%2a", "https://x.org/a*"),
+        ],
+    )
+    def test_same_file_in_other_spellings(self, one: str, other: str) -> None:
+        from sitemapkit.htmlcheck import same_file_key
+
+        assert same_file_key(one) == same_file_key(other)
+
+    @pytest.mark.parametrize(
+        ("one", "other"),
+        [
+            ("https://x.org/a%2Fb", "https://x.org/a/b"),  # an encoded "/" is part of a name
+            ("https://x.org/a?x=%26", "https://x.org/a?x=&"),  # queries keep their meaning
+            ("https://x.org/a+b", "https://x.org/a%20b"),  # "+" is no space in a path
+            ("https://x.org/c%23sharp", "https://x.org/c#sharp"),
+        ],
+    )
+    def test_different_files(self, one: str, other: str) -> None:
+        from sitemapkit.htmlcheck import same_file_key
+
+        assert same_file_key(one) != same_file_key(other)
