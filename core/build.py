@@ -19,13 +19,13 @@ from urllib.parse import unquote, urlsplit
 
 from . import publish
 from .errors import OutputError, SitemapkitError, UrlError
-from .htmlcheck import check_built_page, same_file_key
+from .htmlcheck import check_built_page, comparable_url
 from .lastmod import resolve_lastmods
 from .model import Excluded, Notice, Options, Page, Report
 from .robots import merge_sitemap_lines
 from .robotsrules import RobotsRules
 from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, EncodeResult, format_lastmod, encode_pages
-from .urls import HTML_SUFFIXES, OutOfScope, Scope, encode_path, path_of_file
+from .urls import HTML_SUFFIXES, OutOfScope, Scope, encode_path, file_spelling, path_of_file
 
 ROBOTS_TXT = "robots.txt"
 
@@ -210,14 +210,13 @@ def _exclusion(
             reason, target = check_built_page(
                 page.output, loc,
                 noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
+                same_page=lambda target: _other_builder_form(page.output, loc, target),
             )
         except OSError:
             return None  # not written (yet): nothing in it can ask to be left out
         # A canonical target that is a page of the site is listed under its own
         # entry; the report says where the left-out page points.
         if reason == "canonical" and target:
-            if _other_builder_form(page.output, loc, target):
-                return None
             return ("canonical", target)
         return reason
     return None
@@ -230,11 +229,11 @@ def _other_builder_form(output: Path | str, loc: str, target: str) -> bool:
     itself (Sphinx 7.4 and 8.0 ``dirhtml`` write ``.../install.html`` as the
     canonical of ``.../install/``). Where both files exist they are two pages.
     """
-    page_key, target_key = same_file_key(loc), same_file_key(target)
-    page_path, _, page_query = page_key.partition("?")
-    target_path, _, target_query = target_key.partition("?")
+    page_path, _, page_query = comparable_url(loc).partition("?")
+    target_path, _, target_query = comparable_url(target).partition("?")
     if page_query != target_query:
         return False
+    page_path, target_path = file_spelling(page_path), file_spelling(target_path)
     output = _path(output)
     if page_path.endswith("/") and target_path == page_path[:-1] + ".html":
         # The page is .../install/index.html; the other form's file is .../install.html.

@@ -36,12 +36,13 @@ import codecs
 import functools
 import os
 import re
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from .robotsrules import normalise_percent_encoding
-from .urls import file_spelling
+from .urls import encode_path, file_spelling
 
 #: Bytes read from the start of each page at most. A head is a few KiB; a page
 #: whose head runs past this (inline scripts and styles) is checked on what fits.
@@ -114,7 +115,8 @@ _INDEX_FILES = ("/index.html", "/index.htm")
 
 
 def check_built_page(
-    path: Path, url: str, *, noindex: bool = True, canonical: bool = True, redirects: bool = True
+    path: Path, url: str, *, noindex: bool = True, canonical: bool = True, redirects: bool = True,
+    same_page: Callable[[str], bool] | None = None,
 ) -> tuple[str | None, str | None]:
     """Read only the head of the built HTML file ``path`` published at ``url``.
 
@@ -128,6 +130,11 @@ def check_built_page(
     carry a canonical link to their target too). ``canonical_target`` is
     reported whenever ``canonical`` is on and the page names another URL, also
     when the reason is another one. A switch that is off is not looked at.
+
+    A canonical link names the page itself when it names the same file in
+    another spelling (:func:`same_file_key`), when it is the page's own file name
+    written unencoded (Sphinx writes ``.../c#sharp.html`` for ``c%23sharp.html``),
+    or when ``same_page`` (given the target as an absolute URL) says so.
 
     ``url`` is the page's absolute URL, percent-encoded or not. Raises
     :class:`OSError` when the file cannot be read.
@@ -163,9 +170,20 @@ def check_built_page(
 
     canonical_target = None
     if canonical and found.canonical_hrefs:
-        resolved = (_resolve(base, href) for href in found.canonical_hrefs)
-        targets = {target for target in resolved if target is not None}
-        keys = {same_file_key(target) for target in targets}
+        targets, keys = set(), set()
+        for href in found.canonical_hrefs:
+            target = _resolve(base, href)
+            if target is None:
+                continue
+            key = same_file_key(target)
+            if key != page_key:
+                named = _name_reading(base, href)
+                if named is not None and (same_file_key(named) == page_key or (same_page and same_page(named))):
+                    key = page_key
+                elif same_page is not None and same_page(target):
+                    key = page_key
+            targets.add(target)
+            keys.add(key)
         # Conflicting canonical links cancel out: Google ignores them all then,
         # so the page stays a candidate for indexing.
         if len(keys) == 1 and page_key not in keys:
@@ -357,6 +375,22 @@ def _resolve(base: str, href: str) -> str | None:
     except ValueError:
         pass
     return None
+
+
+_ORIGIN = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
+
+
+def _name_reading(base: str, href: str) -> str | None:
+    """``href`` read as a file name written unencoded, as some generators write
+    their own links (``#``, ``?`` and ``%`` are then characters of the name), or
+    None when that reading is the URL reading."""
+    href = _strip_url(href)
+    if "#" not in href and "?" not in href and "%" not in href:
+        return None
+    origin = _ORIGIN.match(href)
+    if origin is not None:
+        return origin.group() + encode_path(href[origin.end():])
+    return _resolve(base, encode_path(href))
 
 
 def _strip_url(value: str) -> str:
