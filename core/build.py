@@ -21,7 +21,7 @@ from . import publish
 from .errors import OutputError, SitemapkitError, UrlError
 from .htmlcheck import check_built_page, comparable_url
 from .lastmod import resolve_lastmods
-from .model import Excluded, Notice, Options, Page, Report
+from .model import ERROR_PAGES, Excluded, Notice, Options, Page, Report
 from .robots import merge_sitemap_lines
 from .robotsrules import RobotsRules
 from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, EncodeResult, format_lastmod, encode_pages
@@ -181,7 +181,9 @@ def _pages_not_handed(output_dir: Path, handed: set[str], scope: Scope, options:
             reason, _ = check_built_page(Path(path), loc)
         except OSError:
             pass
-        excluded.append(Excluded(loc, reason or "not a page"))
+        if reason is None:
+            reason = "error page" if name.rsplit("/", 1)[-1] in ERROR_PAGES else "not a page"
+        excluded.append(Excluded(loc, reason))
     return excluded
 
 

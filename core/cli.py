@@ -18,13 +18,10 @@ from pathlib import Path
 
 from . import __version__, publish
 from .errors import ConfigError, SitemapkitError
-from .model import Options, Page
+from .model import ERROR_PAGES, Options, Page
 from .encoder import EncodeResult
 from .urls import HTML_SUFFIXES, path_of_file
 
-# Error pages static sites write, in any folder (Hugo writes fr/404.html for each
-# language): never content to index.
-ERROR_PAGES = {"404.html"}
 
 
 def _flag(option: str) -> str:

@@ -39,6 +39,10 @@ MAX_LOC_LENGTH = 2_047
 # weekly monthly yearly never".
 CHANGEFREQ_VALUES = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
 
+# Error pages static sites write, in any folder (Hugo writes fr/404.html for each
+# language, Material a 404.html from its theme): never content to index.
+ERROR_PAGES = frozenset({"404.html"})
+
 LASTMOD_SOURCES = ("auto", "git", "mtime", "none")
 OUTPUT_FORMATS = ("xml", "txt")
 

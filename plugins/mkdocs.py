@@ -24,6 +24,7 @@ translation, so it gets no alternates.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -135,16 +136,27 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
             return
         # The default inclusion leaves out exclude_docs and drafts, which
         # `mkdocs serve` builds for preview only.
+        shown = _blog_listings(config)
         pages = [
             page
             for files in self.files
             for file in files.documentation_pages()
-            if (page := _sitemap_page(file)) is not None
+            if (page := _sitemap_page(file, shown)) is not None
         ]
         pages.sort(key=lambda page: page.loc)
         self.files = []
         try:
             report = build_site(pages, self.options, Path(config.site_dir))
+            if self.options.format == "txt" and _reads_sitemap_xml(config):
+                # Material's instant navigation and mike's version selector fetch
+                # sitemap.xml and read its <loc>s; a text sitemap alone leaves
+                # them without one (or with a stale one). The same pages, as XML.
+                xml = dataclasses.replace(
+                    self.options, format="xml", filename="sitemap.xml", robots_txt=False, report_file=None,
+                    gzip_copy=False,
+                )
+                build_site(pages, xml, Path(config.site_dir))
+                log.logger.info("sitemapkit: also wrote sitemap.xml, which Material's instant navigation reads")
         except ConfigError as error:
             raise PluginError(error.for_setting(_setting_name(error.option))) from None
         except SitemapkitError as error:
@@ -153,6 +165,12 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         log.logger.info(report.details().rstrip() if self.options.verbose else report.summary())
         for notice in report.notices:
             log.warning(notice.message)
+
+
+def _reads_sitemap_xml(config: MkDocsConfig) -> bool:
+    """Whether the theme reads sitemap.xml in the browser (Material: instant
+    navigation, and the version selector mike's versions use)."""
+    return config.theme.name == "material"
 
 
 def _setting_name(option: str) -> str:
@@ -165,17 +183,50 @@ def _is_i18n_language_build(config: MkDocsConfig) -> bool:
     return bool(getattr(config.plugins.get("i18n"), "building", False))
 
 
-def _sitemap_page(file: File) -> Page | None:
-    """The core's view of one MkDocs page, or None when it is not to be listed."""
+def _blog_listings(config: MkDocsConfig) -> dict[str, tuple[str, ...]]:
+    """Material's blog plugin: the URLs of the posts each listing page shows (the
+    blog index, archive and category views, and each of their paginated pages),
+    by the listing's URL. A listing changed when the newest post it shows did.
+
+    Read from the plugin's views by duck typing: Material is not a dependency.
+    """
+    shown: dict[str, tuple[str, ...]] = {}
+    for plugin in config.plugins.values():
+        blog = getattr(plugin, "blog", None)
+        if blog is None or not hasattr(blog, "posts") or not hasattr(blog, "views"):
+            continue
+        todo = [blog]
+        while todo:
+            view = todo.pop()
+            todo.extend(view.views)
+            posts = list(view.posts)
+            pages = list(view.pages) or [view]
+            per_page = _blog_posts_per_page(plugin, view) if len(pages) > 1 else len(posts)
+            for at, listing in enumerate(pages):
+                if getattr(listing, "url", None) is not None:
+                    shown[listing.url] = tuple(post.url for post in posts[at * per_page:(at + 1) * per_page])
+    return shown
+
+
+def _blog_posts_per_page(plugin: Any, view: Any) -> int:
+    per_page = getattr(plugin, "_config_pagination_per_page", None)
+    if callable(per_page):
+        return int(per_page(view))
+    return int(plugin.config.pagination_per_page)
+
+
+def _sitemap_page(file: File, shown: dict[str, tuple[str, ...]] | None = None) -> Page | None:
+    """The core's view of one MkDocs page, or None when the build wrote no page."""
     page = file.page
     # The stat catches pages whose output was empty: MkDocs skips writing those.
-    if page is None or is_error_template(page.url) or not os.path.isfile(file.abs_dest_path):
+    if page is None or not os.path.isfile(file.abs_dest_path):
         return None
+    if is_error_template(page.url):
+        # Handed over unlisted, so the report says why it is left out.
+        return Page(page.url, output=Path(file.abs_dest_path), exclude_reason="error page")
     # A --dirty build (also `mkdocs serve --dirty`) skips unchanged pages without
     # reading them, yet they stay in the site, so their front matter is read here.
     meta = page.meta if page.markdown is not None else _front_matter(file)
-    if meta.get("sitemap") is False:
-        return None
     # mkdocs-static-i18n marks each file with the language of its text (locale),
     # that of the build it is in (locale_alternate_of) and its source path without
     # the language (norm_src_uri). Other sites have none of these.
@@ -189,6 +240,10 @@ def _sitemap_page(file: File) -> Page | None:
         output=Path(file.abs_dest_path),
         hreflang=language if translated else None,
         translation_key=file.norm_src_uri if translated else None,
+        members=(shown or {}).get(page.url, ()),
+        # `sitemap: false` pages are handed over unlisted: reported, and their
+        # dates still count for the listings that show them.
+        listed=meta.get("sitemap") is not False,
     )
 
 

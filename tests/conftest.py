@@ -212,10 +212,10 @@ def assert_every_page_accounted(site: Path, base_url: str, report_text: str, ent
                 continue
             relative = (Path(folder) / name).relative_to(site).as_posix()
             url_path = relative[: -len("index.html")] if relative == "index.html" or relative.endswith("/index.html") else relative
-            if url_path in listed:
+            if url_path in listed or relative in listed:
                 continue
-            if url_path in reasons:
-                left_out[relative] = reasons[url_path]
+            if url_path in reasons or relative in reasons:
+                left_out[relative] = reasons.get(relative) or reasons[url_path]
             else:
                 unaccounted.append(relative)
     assert not unaccounted, f"written, not listed, and not in the report: {sorted(unaccounted)}"
