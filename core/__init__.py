@@ -13,6 +13,7 @@ from .errors import ConfigError, OutputError, SitemapkitError, UrlError
 from .model import (
     CHANGEFREQ_VALUES,
     DEFAULT_MAX_BYTES,
+    ERROR_PAGES,
     MAX_BYTES_CEILING,
     MAX_LOC_LENGTH,
     MAX_SITEMAPS_PER_INDEX,
@@ -47,6 +48,7 @@ def __getattr__(name: str):
 __all__ = [
     "CHANGEFREQ_VALUES",
     "DEFAULT_MAX_BYTES",
+    "ERROR_PAGES",
     "MAX_BYTES_CEILING",
     "MAX_LOC_LENGTH",
     "MAX_SITEMAPS_PER_INDEX",

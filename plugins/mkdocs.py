@@ -236,7 +236,7 @@ def _sitemap_page(file: File, shown: dict[str, tuple[str, ...]] | None = None) -
         # page.url is percent-encoded already; the core keeps valid %XX as they are.
         page.url,
         lastmod=_front_matter_date(meta),
-        source=Path(file.abs_src_path) if file.abs_src_path else None,
+        source=_source(file),
         output=Path(file.abs_dest_path),
         hreflang=language if translated else None,
         translation_key=file.norm_src_uri if translated else None,
@@ -245,6 +245,17 @@ def _sitemap_page(file: File, shown: dict[str, tuple[str, ...]] | None = None) -
         # dates still count for the listings that show them.
         listed=meta.get("sitemap") is not False,
     )
+
+
+def _source(file: File) -> Path | None:
+    """The page's source file, when it is one the user wrote. Plugins that make
+    pages (Material's blog archives and categories) write theirs to a temporary
+    folder at build time, whose time says nothing about the page; they mark the
+    file ``generated_by`` (the convention git-revision-date-localized started,
+    which MkDocs 1.6's File.generated follows)."""
+    if not file.abs_src_path or getattr(file, "generated_by", None):
+        return None
+    return Path(file.abs_src_path)
 
 
 def _front_matter(file: File) -> dict[str, Any]:

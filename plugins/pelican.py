@@ -73,7 +73,7 @@ from urllib.parse import urlsplit
 from pelican import signals
 
 import sitemapkit
-from sitemapkit import ConfigError, Options, Page, SitemapkitError
+from sitemapkit import ERROR_PAGES, ConfigError, Options, Page, SitemapkitError
 
 # After the pelican import: pelican.log makes every logger created from then on one
 # that honours --fatal and LOG_FILTER.
@@ -324,7 +324,11 @@ def _pages(run: _Run) -> list[Page]:
 def _content_page(run: _Run, path: str, output_file: str, kind: str, content) -> Page | None:
     """An article or page (or a translation of one)."""
     if not run.kinds[kind] or content.status != "published":
-        return None
+        # Written, never listed (drafts, hidden content, a kind switched off):
+        # handed over so the report says why.
+        reason = "pelican_kinds" if not run.kinds[kind] else content.status
+        # content.url, not content_url(): drafts follow DRAFT_URL, not ARTICLE_URL.
+        return Page(content.url, output=path, exclude_reason=reason)
     translation_key, hreflang = None, None
     translations = getattr(content, "translations", None)
     if translations:
@@ -377,11 +381,12 @@ def _listing_page(run: _Run, path: str, output_file: str, listing: tuple[Any, ..
             source = Path(run.settings["PATH"], run.template_pages[output_file])
         else:
             kind, url = "other", _folder_url(output_file)
-    if not run.kinds[kind]:
-        return None
     # These may be any file a template renders (robots.txt, a JSON search index).
     if kind in ("template_pages", "other") and not output_file.endswith((".html", ".htm")):
         return None
+    if not run.kinds[kind]:
+        reason = "error page" if output_file.rsplit("/", 1)[-1] in ERROR_PAGES else "pelican_kinds"
+        return Page(url, output=path, exclude_reason=reason)
     if paged:
         url = output_file if run.pager_url_is_file else pager.url
     if kind in ("template_pages", "other"):

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from conftest import sitemap_entries
+from conftest import assert_every_page_accounted, sitemap_entries
 
 from .conftest import FIRST_COMMIT, FIXTURE, git
 
@@ -158,8 +158,21 @@ def test_each_page_left_out_is_reported_with_its_reason(site, caplog):
         f"excluded (noindex): {BASE}2024/quiet/",
         f"excluded (redirect): {BASE}pages/old-colophon.html",
         f"excluded (robots.txt): {BASE}pages/private-notes.html",
+        # Written by Pelican, never listed.
+        f"excluded (draft): {BASE}drafts/work-in-progress.html",
+        f"excluded (draft): {BASE}drafts/pages/upcoming.html",
+        f"excluded (hidden): {BASE}2024/hidden-article/",
+        f"excluded (hidden): {BASE}pages/contact.html",
+        # Copied by Pelican as a static file, not built as a page.
+        f"excluded (not a page): {BASE}google0123456789abcdef.html",
     }
     assert "2024/first-steps/" in listed and "pages/colophon.html" in listed
+
+
+def test_every_html_file_written_is_listed_or_reported(site):
+    output = site.build(SITEMAPKIT={"report_file": "report.txt"})
+    left_out = assert_every_page_accounted(output, BASE, (output / "report.txt").read_text())
+    assert set(left_out) == set(EXCLUDED_FILES)
 
 
 def test_pages_left_out_for_their_head_are_listed_when_the_checks_are_off(site):
