@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError, OutputError, SitemapkitError, UrlError
+from .urls import encode_path
 from .model import (
     CHANGEFREQ_VALUES,
     DEFAULT_MAX_BYTES,
@@ -65,5 +66,6 @@ __all__ = [
     "UrlError",
     "__version__",
     "build_site",
+    "encode_path",
     "resolve_lastmods",
 ]

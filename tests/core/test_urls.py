@@ -152,3 +152,28 @@ class TestNamesArePaths:
         from sitemapkit.htmlcheck import same_file_key
 
         assert same_file_key(one) != same_file_key(other)
+
+
+def test_any_file_name_round_trips_through_its_url():
+    """Whatever a file name holds, the URL made from it decodes to that name."""
+    from urllib.parse import unquote
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from sitemapkit import Page
+
+    scope = Scope(BASE)
+    segment = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="/"), min_size=1, max_size=12).filter(
+        lambda s: s not in (".", "..")
+    )
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(segment, min_size=1, max_size=3))
+    def round_trip(segments: list[str]) -> None:
+        name = "/".join(segments)
+        loc = scope.loc(Page.from_path(name).loc)
+        assert loc.startswith(BASE)
+        assert unquote(loc[len(BASE):]) == name
+
+    round_trip()

@@ -436,3 +436,19 @@ def test_every_core_option_is_a_sphinx_setting():
     from sitemapkit.plugins.sphinx import OPTION_TYPES
 
     assert set(OPTION_TYPES) == set(sitemapkit.Options.field_names()) - {"base_url"}
+
+
+def test_pages_extensions_add_follow_exclude_and_survive_incremental_builds(project):
+    """viewcode's _modules/ pages come through html-collect-pages: listed like any
+    page, left out by an exclude glob, still listed after a build that rendered
+    nothing again (viewcode skips module pages newer than their source)."""
+    out = project / "_build" / "html"
+    result = sphinx_build(project, out, "-W", "-D", "sitemapkit_exclude=_modules/*", "-D", "sitemapkit_verbose=1")
+    assert_clean(result)
+    assert urls(out) == [BASE + page for page in HTML_PAGES if not page.startswith("_modules/")]
+    assert f"excluded (exclude): {BASE}_modules/demo.html" in result.stdout.splitlines()
+    assert_clean(sphinx_build(project, out, "-W"))
+    (project / "api.rst").write_text((project / "api.rst").read_text() + "\nMore.\n")
+    result = sphinx_build(project, out, "-W")
+    assert_clean(result)
+    assert urls(out) == [BASE + page for page in HTML_PAGES]
