@@ -68,7 +68,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         elif not page.listed:
             reason = "metadata"
         else:
-            reason = _exclusion(page, loc, scope, options, rules, output_dir)
+            reason = _exclusion(page, loc, scope, options, rules)
         if isinstance(reason, tuple):
             report.excluded.append(Excluded(loc, reason[0], reason[1]))
             left_out[loc] = page
@@ -178,7 +178,11 @@ def _pages_not_handed(output_dir: Path, handed: set[str], scope: Scope, options:
             loc = name
         reason = None
         try:
-            reason, _ = check_built_page(Path(path), loc)
+            # What the page's head says, as for any page: a more telling reason.
+            reason, _ = check_built_page(
+                Path(path), loc,
+                noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
+            )
         except OSError:
             pass
         if reason is None:
@@ -192,9 +196,7 @@ def _path(value) -> Path:
     return value if isinstance(value, Path) else Path(value)
 
 
-def _exclusion(
-    page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None, output_dir: Path
-) -> str | tuple[str, str] | None:
+def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None) -> str | tuple[str, str] | None:
     """Why ``page`` must stay out of the sitemap (a reason, or a reason and where
     the page points), or None. The cheap checks first: globs, then robots.txt
     rules, then the built page's head."""

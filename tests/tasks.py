@@ -41,7 +41,7 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     # each builds the fixtures and runs its adapter's tests, as the newest do.
     "core-oldest": ([".[test]", "Jinja2==3.0.0"], ["tests/core"]),
     "mkdocs-oldest": (
-        [".[test,mkdocs]", "mkdocs==1.6.0", "mkdocs-material>=9.8,<9.9", "mkdocs-redirects>=1.2",
+        [".[test,mkdocs]", "mkdocs==1.6.0", "mkdocs-material>=9.7,<9.8", "mkdocs-redirects>=1.2",
          "mkdocs-static-i18n>=1.3,<2"],
         ["tests/mkdocs"],
     ),
