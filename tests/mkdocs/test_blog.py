@@ -3,6 +3,8 @@ own dates; the listing pages it makes are dated by the newest post they show."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,6 +46,9 @@ def test_listings_are_dated_by_the_newest_post_they_show(blog):
         "blog/category/releases/": "2024-08-15",
     }
     assert assert_every_page_accounted(site, BASE, (site / "report.txt").read_text()) == {"404.html": "error page"}
+    check = subprocess.run([sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", BASE],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
 
 
 def test_text_format_still_leaves_the_sitemap_xml_material_reads(blog):

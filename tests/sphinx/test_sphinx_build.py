@@ -141,10 +141,18 @@ def html_build(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     return out, sphinx_build(src, out, "-W")
 
 
+def sitemapkit_check(out: Path) -> None:
+    """`sitemapkit check` finds nothing wrong: every URL has its file, and more."""
+    check = subprocess.run([sys.executable, "-m", "sitemapkit", "check", str(out), "--base-url", BASE],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
 def test_html_build_lists_every_page_and_nothing_else(html_build):
     out, result = html_build
     assert_clean(result)
     assert urls(out) == [BASE + page for page in HTML_PAGES]
+    sitemapkit_check(out)
     # Sanity: the pages left out were really written.
     for written in ("hidden.html", "private.html", "noindex.html", "reprint.html", "moved.html", "search.html"):
         assert (out / written).is_file()
@@ -213,6 +221,7 @@ def test_dirhtml_build_uses_the_builders_urls(project):
     result = sphinx_build(project, out, "-W", "-D", "sitemapkit_verbose=1", builder="dirhtml")
     assert_clean(result)
     assert urls(out) == [BASE + page for page in DIRHTML_PAGES]
+    sitemapkit_check(out)
     assert assert_every_page_accounted(out, BASE, result.stdout) == {
         f"{name}/index.html": why for name, why in LEFT_OUT.items()
     }
