@@ -4,9 +4,10 @@
     python3 tests/tasks.py demo        # build the fixture sites for real, then check them
     python3 tests/tasks.py bench       # benchmarks under tests/benchmarks (not part of test)
 
-Each generator's newest release is tested in a virtual environment of its own
-(``.venvs/<name>``): mkdocs-material 9.8 and Pelican 4.12 ask for different Pygments
-ranges, and installed together pip quietly falls back to an older Pelican.
+Each generator's newest release, and the oldest pyproject.toml allows, is tested in
+a virtual environment of its own (``.venvs/<name>``): mkdocs-material 9.8 and
+Pelican 4.12 ask for different Pygments ranges, and installed together pip quietly
+falls back to an older Pelican.
 """
 
 from __future__ import annotations
