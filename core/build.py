@@ -35,7 +35,8 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
 
     Raises :class:`SitemapkitError` for input that cannot be written; pages that
     must be left out (scope, exclude globs, noindex, canonical, redirects,
-    robots.txt rules) are reported, not raised.
+    robots.txt rules, the adapter's ``exclude_reason``) are reported, not raised,
+    and so is every HTML file in ``output_dir`` that no page stands for.
     """
     output_dir = Path(output_dir)
     if not output_dir.is_dir():

@@ -93,7 +93,12 @@ def base_python(name: str) -> str:
     version = PYTHONS.get(name)
     if version is None:
         return sys.executable
-    candidates = sorted(Path.home().glob(f".pyenv/versions/{version}.*/bin/python{version}"), reverse=True)
+    # The newest patch release first (3.10.13 before 3.10.9).
+    candidates = sorted(
+        Path.home().glob(f".pyenv/versions/{version}.*/bin/python{version}"),
+        key=lambda path: [int(part) if part.isdigit() else -1 for part in path.parts[-3].split(".")],
+        reverse=True,
+    )
     found = [str(c) for c in candidates] + [p for p in [shutil.which(f"python{version}")] if p]
     if not found:
         sys.exit(f"[tasks] .venvs/{name} needs Python {version}: none under ~/.pyenv/versions or on PATH")
