@@ -29,12 +29,16 @@ from .model import (
 if TYPE_CHECKING:
     from .lastmod import LastmodResult, resolve_lastmods
     from .build import build_site
+    from .frontmatter import front_matter_lastmod, front_matter_listed
 
 __version__ = "0.1.0"
 
 # Imported on first use: `sitemapkit generate` on a million URLs starts without
 # the page machinery (HTML checks, git), and every build pays less start-up.
-_LAZY = {"build_site": "build", "resolve_lastmods": "lastmod", "LastmodResult": "lastmod"}
+_LAZY = {
+    "build_site": "build", "resolve_lastmods": "lastmod", "LastmodResult": "lastmod",
+    "front_matter_lastmod": "frontmatter", "front_matter_listed": "frontmatter",
+}
 
 
 def __getattr__(name: str):
@@ -67,5 +71,7 @@ __all__ = [
     "__version__",
     "build_site",
     "encode_path",
+    "front_matter_lastmod",
+    "front_matter_listed",
     "resolve_lastmods",
 ]

@@ -19,10 +19,10 @@ from urllib.parse import unquote, urlsplit
 
 from . import publish
 from .errors import OutputError, SitemapkitError, UrlError
-from .htmlcheck import check_built_page, comparable_url
+from .htmlcheck import HeadFacts, check_built_page, comparable_url, inspect_built_page
 from .lastmod import resolve_lastmods
 from .model import ERROR_PAGES, Excluded, Notice, Options, Page, Report
-from .robots import merge_sitemap_lines
+from .robots import merge_sitemap_lines, read_robots_txt
 from .robotsrules import RobotsRules
 from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, EncodeResult, format_lastmod, encode_pages
 from .urls import HTML_SUFFIXES, OutOfScope, Scope, encode_path, file_spelling, path_of_file
@@ -43,7 +43,10 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         raise OutputError(f"output folder {str(output_dir)!r} does not exist")
     report = Report()
     scope = Scope(options.base_url)
-    robots_text = publish.read_text(output_dir / ROBOTS_TXT)
+    writes_robots = options.robots_txt or (options.robots_txt is None and options.at_host_root)
+    # Read only when used: a robots.txt sitemapkit cannot read stops the build
+    # (before anything is written) only if the build needs it.
+    robots_text = read_robots_txt(output_dir / ROBOTS_TXT) if writes_robots or options.check_robots_rules else None
     rules = RobotsRules.from_text(robots_text) if options.check_robots_rules and robots_text else None
 
     kept: dict[str, Page] = {}
@@ -52,6 +55,9 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     left_out: dict[str, Page] = {}
     scoped: dict[str, str] = {}  # each loc as given -> its sitemap loc
     handed: set[str] = set()  # the output files of the pages handed over
+    # What each page's head declares (its dates, its hreflang alternates), from the
+    # same one read as the noindex, canonical and redirect checks.
+    heads: dict[str, HeadFacts] = {}
     for page in pages:
         if page.output is not None:
             handed.add(os.fspath(page.output))
@@ -69,10 +75,12 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         elif not page.listed:
             reason = "metadata"
         else:
-            reason = _exclusion(page, loc, scope, options, rules)
+            reason = _exclusion(page, loc, scope, options, rules, heads)
         if isinstance(reason, tuple):
             report.excluded.append(Excluded(loc, reason[0], reason[1]))
             left_out[loc] = page
+            if reason[0] == "unreadable":
+                report.notices.append(Notice("unreadable", f"left out {loc}: cannot read {reason[1]}"))
         elif reason is not None:
             report.excluded.append(Excluded(loc, reason))
             left_out[loc] = page
@@ -84,8 +92,8 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
             kept[loc] = page
 
     report.excluded.extend(_pages_not_handed(output_dir, handed, scope, options))
-    _resolve_dates(kept, left_out, scoped, options, scope, report)
-    _resolve_alternates(kept, options, report)
+    _resolve_dates(kept, left_out, scoped, options, scope, report, heads)
+    _resolve_alternates(kept, options, report, heads)
 
     template_dir = Path(options.stylesheet_template) if options.stylesheet_template else None
     if options.stylesheet:
@@ -104,7 +112,9 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     report.excluded.extend(result.excluded)
     report.urls = result.urls
     names = [f.name for f in files]
-    if options.gzip_copy:
+    # A <filename>.gz another generator (MkDocs' themes) or an earlier run left
+    # would describe an older site: it is rewritten from the new entry point.
+    if result.entry_points and (options.gzip_copy or (output_dir / (options.filename + ".gz")).is_file()):
         entry = options.filename
         publish.atomic_write(output_dir, entry + ".gz", publish.gzip_bytes((output_dir / entry).read_bytes()))
         names.append(entry + ".gz")
@@ -120,7 +130,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     if not sitemap_urls:
         # An empty <urlset> is invalid, and a Sitemap: line must point at a file.
         report.notices.append(Notice("empty", "no page to list, so no sitemap was written"))
-    elif options.robots_txt or (options.robots_txt is None and options.at_host_root):
+    elif writes_robots:
         own = publish.own_file_pattern(options.filename)
 
         def owned(url: str) -> bool:
@@ -145,8 +155,10 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
 
 
 def _html_files(folder: str, prefix: str = "") -> Iterator[tuple[str, str]]:
-    """``(path, relative name)`` of every regular HTML file below ``folder``; hidden
-    folders (``.git``, ``.doctrees``) and symbolic links are passed over."""
+    """``(path, relative name)`` of every HTML file below ``folder`` that a host
+    serves: regular files and symlinks to them (as the command line finds pages),
+    never a FIFO or a dangling link; hidden folders (``.git``, ``.doctrees``) and
+    linked folders are passed over."""
     try:
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
     except OSError:
@@ -156,7 +168,7 @@ def _html_files(folder: str, prefix: str = "") -> Iterator[tuple[str, str]]:
             continue
         if entry.is_dir(follow_symlinks=False):
             yield from _html_files(entry.path, prefix + entry.name + "/")
-        elif entry.name.endswith(HTML_SUFFIXES) and entry.is_file(follow_symlinks=False):
+        elif entry.name.endswith(HTML_SUFFIXES) and entry.is_file():
             yield entry.path, prefix + entry.name
 
 
@@ -197,10 +209,12 @@ def _path(value) -> Path:
     return value if isinstance(value, Path) else Path(value)
 
 
-def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None) -> str | tuple[str, str] | None:
+def _exclusion(
+    page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None, heads: dict[str, HeadFacts]
+) -> str | tuple[str, str] | None:
     """Why ``page`` must stay out of the sitemap (a reason, or a reason and where
     the page points), or None. The cheap checks first: globs, then robots.txt
-    rules, then the built page's head."""
+    rules, then the built page's head, whose dates and alternates go to ``heads``."""
     if options.exclude:
         below = scope.path_below(loc)
         decoded = unquote(below)
@@ -210,15 +224,25 @@ def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: Robo
         parts = urlsplit(loc)
         if not rules.allows(parts.path + ("?" + parts.query if parts.query else "")):
             return "robots.txt"
-    if page.output is not None and (options.check_noindex or options.check_canonical or options.check_redirects):
+    if page.output is not None:
         try:
-            reason, target = check_built_page(
+            facts = inspect_built_page(
                 page.output, loc,
                 noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
+                dates=options.lastmod != "none", alternates=True,
                 same_page=lambda target: _other_builder_form(page.output, loc, target),
             )
-        except OSError:
+        except FileNotFoundError:
             return None  # not written (yet): nothing in it can ask to be left out
+        except OSError as error:
+            # There, but its head cannot be read (permissions, a folder, a FIFO):
+            # unchecked, it might be a noindex page, so it is reported, not listed.
+            if options.check_noindex or options.check_canonical or options.check_redirects:
+                return ("unreadable", f"{page.output}: {error.strerror or error}")
+            return None  # nothing asked of its head but its dates and alternates
+        if facts.modified or facts.alternates:
+            heads[loc] = facts
+        reason, target = facts.reason, facts.canonical_target
         # A canonical target that is a page of the site is listed under its own
         # entry; the report says where the left-out page points.
         if reason == "canonical" and target:
@@ -252,9 +276,12 @@ def _other_builder_form(output: Path | str, loc: str, target: str) -> bool:
 
 def _resolve_dates(
     kept: dict[str, Page], left_out: dict[str, Page], scoped: dict[str, str], options: Options, scope: Scope,
-    report: Report,
+    report: Report, heads: dict[str, HeadFacts],
 ) -> None:
-    """Front matter first, then git or file times, then listing pages from members."""
+    """Each page's date, the first there is of: its metadata (front matter); the
+    git date or file time of its source, when that is a file of its own; the
+    dates its built head declares (:func:`_head_date`); the git date or file time
+    of the built page itself. Then listing pages from their members."""
     if options.lastmod == "none":
         for loc, page in kept.items():
             if page.lastmod is not None:
@@ -277,7 +304,16 @@ def _resolve_dates(
             listings[loc] = locs
     wanted = {m for members in listings.values() for m in members if m in left_out} if left_out else ()
     dated = {**{loc: left_out[loc] for loc in wanted}, **kept}
-    sources = sorted({_path(p.source) for p in dated.values() if p.lastmod is None and p.source is not None})
+    # A page whose only source is its own built file (sitemapkit build on a plain
+    # folder) is dated by its head first: the file's time is the build's.
+    head_dates = {loc: date for loc, facts in heads.items() if (date := _head_date(facts)) is not None}
+    by_head = {
+        loc for loc, page in dated.items()
+        if page.lastmod is None and loc in head_dates and (page.source is None or _is_own_output(page))
+    }
+    sources = sorted({
+        _path(p.source) for loc, p in dated.items() if p.lastmod is None and p.source is not None and loc not in by_head
+    })
     dates: dict[Path, dt.datetime | None] = {}
     if sources:
         resolved_sources = resolve_lastmods(sources, options.lastmod)
@@ -290,12 +326,17 @@ def _resolve_dates(
     resolved: dict[str, tuple[dt.datetime, object]] = {}
     for loc, page in dated.items():
         value = page.lastmod
-        if value is None:
-            if page.source is None:
-                continue
-            value = dates.get(page.source)
+        if value is None and loc in by_head:
+            value = head_dates[loc]
+        elif value is None:
+            if page.source is not None:
+                value = dates.get(page.source)
+                if value is None:
+                    value = dates.get(_path(page.source))
             if value is None:
-                value = dates.get(_path(page.source))
+                value = head_dates.get(loc)
+            if value is None:
+                continue
         elif isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
             value = _parse_front_matter_date(value, page)
         if value is not page.lastmod and loc in kept:
@@ -308,6 +349,23 @@ def _resolve_dates(
         member_dates = list(filter(None, map(resolved.get, members)))
         if member_dates:
             kept[loc] = _with_lastmod(kept[loc], max(member_dates, key=operator.itemgetter(0))[1])
+
+
+def _is_own_output(page: Page) -> bool:
+    return page.output is not None and (page.source is page.output or str(page.source) == str(page.output))
+
+
+def _head_date(facts: HeadFacts):
+    """The first of the head's dates (most trusted first) that is a date; one that
+    is not is passed over, as crawlers pass over it."""
+    from .lastmod import parse_lastmod
+
+    for written in facts.modified:
+        try:
+            return parse_lastmod(written)
+        except ValueError:
+            continue
+    return None
 
 
 # Page's fields in order, all of them init fields (Page(*values) takes them all).
@@ -357,7 +415,7 @@ def _language_tag(code: str) -> str | None:
     return tag if _LANGUAGE_TAG.match(tag) else None
 
 
-def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report) -> None:
+def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report, heads: dict[str, HeadFacts]) -> None:
     """Each version lists every version, itself included, and ``x-default``.
 
     Versions are the pages sharing a ``translation_key``, plus any alternates an
@@ -397,3 +455,95 @@ def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report)
         report.notices.append(Notice(
             "hreflang", f"left out the alternates of pages whose language is not a language tag: {', '.join(sorted(map(repr, bad)))}"
         ))
+    if any(facts.alternates for facts in heads.values()):
+        _declared_alternates(kept, options, report, heads)
+
+
+# Examples named in a notice; the full list would drown the log on a big site.
+_EXAMPLES = 3
+
+
+def _declared_alternates(kept: dict[str, Page], options: Options, report: Report, heads: dict[str, HeadFacts]) -> None:
+    """The hreflang alternates pages declare in their heads (Hugo, Zensical and
+    Material multilingual sites) replace any the adapter gave, so crawlers read one
+    answer from the page and the sitemap. A declared group is listed when it holds
+    only language tags, names only pages of this sitemap, includes the page itself
+    (named by the page, or by the versions it names), and every page it names
+    declares the same group (reciprocal); else the page gets no alternates and one
+    notice says why."""
+    by_key = {comparable_url(loc): loc for loc in kept}
+    # Whether the adapter gave groups at all: then a page it gave none (an untranslated
+    # page) that declares one disagrees with it too.
+    adapter_groups = any(page.translation_key is not None or page.alternates for page in kept.values())
+    groups: dict[str, frozenset[tuple[str, str]] | str] = {}
+    for loc, facts in heads.items():
+        if loc not in kept or not facts.alternates:
+            continue
+        pairs = set()
+        problem = None
+        for code, href in facts.alternates:
+            tag = "x-default" if code.strip().lower() == "x-default" else _language_tag(code)
+            target = by_key.get(comparable_url(href))
+            if tag is None:
+                problem = f"{code!r} is not a language tag"
+            elif target is None:
+                problem = f"it names {href}, which this sitemap does not list"
+            else:
+                pairs.add((tag, target))
+        groups[loc] = problem if problem is not None else frozenset(pairs)
+    # Pelican's themes, among others, name only the other versions: the page's own
+    # language is then the one those versions give it.
+    for loc, group in list(groups.items()):
+        if isinstance(group, frozenset) and loc not in {target for _, target in group}:
+            own = {
+                tag for _, target in group if isinstance(groups.get(target), frozenset)
+                for tag, named in groups[target] if named == loc  # type: ignore[union-attr]
+            }
+            groups[loc] = group | {(own.pop(), loc)} if len(own) == 1 else "it does not name the page itself"
+    refused: dict[str, str] = {}
+    disagree: list[str] = []
+    for loc, group in groups.items():
+        page = kept[loc]
+        if isinstance(group, frozenset):
+            for _, target in group:
+                if groups.get(target) != group:
+                    group = f"{target} does not declare the same alternates back"
+                    break
+        if isinstance(group, str):
+            refused[loc] = group
+            alternates: tuple[tuple[str, str], ...] = ()
+        else:
+            languages = sorted((tag, target) for tag, target in group if tag != "x-default")
+            defaults = [target for tag, target in group if tag == "x-default"]
+            if len({tag for tag, _ in languages}) != len(languages) or len(defaults) > 1:
+                refused[loc] = "it names two pages for one language"
+                alternates = ()
+            elif len(languages) < 2:
+                alternates = ()
+            else:
+                alternates = tuple(languages)
+                x_default = _language_tag(options.x_default) if options.x_default else None
+                if defaults:
+                    alternates += (("x-default", defaults[0]),)
+                elif x_default and x_default in dict(languages):
+                    alternates += (("x-default", dict(languages)[x_default]),)
+        if adapter_groups and page.alternates != alternates:
+            disagree.append(loc)
+        if page.alternates != alternates:
+            kept[loc] = dataclasses.replace(page, alternates=alternates)
+    if refused:
+        examples = sorted(refused)[:_EXAMPLES]
+        more = len(refused) - len(examples)
+        report.notices.append(Notice(
+            "hreflang",
+            f"left out the hreflang alternates {len(refused)} page{'s' if len(refused) != 1 else ''} declare"
+            f"{'' if len(refused) != 1 else 's'}, which crawlers ignore too: "
+            + "; ".join(f"{loc}: {refused[loc]}" for loc in examples)
+            + (f"; and {more} more" if more > 0 else ""),
+        ))
+    if disagree:
+        report.advice.append(
+            f"{len(disagree)} page{'s' if len(disagree) != 1 else ''} declare other hreflang alternates in "
+            f"{'their heads' if len(disagree) != 1 else 'its head'} than the site's translations give "
+            f"(such as {disagree[0]}); the sitemap follows the pages"
+        )

@@ -1,26 +1,35 @@
 """Check an existing site's sitemaps, whoever wrote them, against the protocol.
 
-Reads files only. Each problem names the file and line it was found at, so a
-user can go straight to it; the rules are the protocol's, as this project reads it.
+Reads files only, and only regular files inside the site folder: a URL that would
+lead out of it (dot segments, an empty segment, a symlink) is reported, never
+opened. Each problem names the file and line it was found at, so a user can go
+straight to it; the rules are the protocol's, as this project reads it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import gzip
+import os
 import re
+import stat
 import xml.parsers.expat
+import zlib
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from .model import CHANGEFREQ_VALUES, MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, MAX_BYTES_CEILING
 from .encoder import SITEMAP_NS, W3C_DATETIME
+from .errors import OutputError, SitemapkitError
+from .robots import decode_robots_txt
+from .robotsrules import LINE_BREAK
 from .urls import Scope, encode_url
 
 _ROBOTS_SITEMAP = re.compile(r"[ \t]*sitemap[ \t]*:[ \t]*(\S+)", re.IGNORECASE)
 # What a loc may hold once it is a URI: RFC 3986 characters and valid %XX escapes.
 _URI_CHARS = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})*\Z")
 _URL_CHILDREN = ("loc", "lastmod", "changefreq", "priority")
+# Compressed bytes read at a time; what they inflate to is capped separately.
+_GZIP_READ_SIZE = 65_536
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,29 +53,43 @@ class CheckResult:
         return f"sitemapkit check: {self.urls:,} URLs in {len(self.files)} file{'s' if len(self.files) != 1 else ''}; {verdict}"
 
 
-def check_site(site_dir: Path, base_url: str, *, entry: str = "sitemap.xml", max_bytes: int = MAX_BYTES_CEILING) -> CheckResult:
+def check_site(site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml", max_bytes: int = MAX_BYTES_CEILING) -> CheckResult:
     """Check the sitemaps reachable from ``entry`` and from robots.txt in ``site_dir``.
 
     ``max_bytes`` is the byte limit held to (the protocol's current 50 MiB ceiling
     unless a stricter one is asked for).
     """
-    site_dir = Path(site_dir)
+    if not Path(site_dir).is_dir():
+        raise SitemapkitError(f"{str(site_dir)!r} is not a folder")
+    site = _SiteFolder(site_dir)
     scope = Scope(base_url)
     result = CheckResult()
     todo: list[tuple[str, str, int]] = []  # (file name, who named it, line)
-    robots = site_dir / "robots.txt"
-    if robots.is_file():
-        for number, line in enumerate(robots.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+    robots, why_not = site.file("robots.txt")
+    if robots is None and why_not != _NO_FILE:
+        result.problems.append(Problem("robots.txt", 0, f"{why_not}; not opened"))
+    elif robots is not None:
+        try:
+            robots_text = decode_robots_txt(robots.read_bytes())
+        except OutputError:
+            result.problems.append(Problem("robots.txt", 0, "not a UTF-8 text file (RFC 9309 section 2.3); its Sitemap: lines were not read"))
+            robots_text = ""
+        for number, line in enumerate(LINE_BREAK.split(robots_text.removeprefix("\ufeff")), 1):
             match = _ROBOTS_SITEMAP.match(line)
             if match:
                 url = match.group(1)
                 name = _local_name(url, scope)
-                if name is None or not (site_dir / name).is_file():
-                    result.problems.append(Problem("robots.txt", number, f"Sitemap: {url} does not point at a sitemap in this site"))
+                found, why_not = (None, _NO_FILE) if name is None else site.file(name)
+                if found is None:
+                    detail = "" if why_not == _NO_FILE else f" ({why_not}; not opened)"
+                    result.problems.append(Problem("robots.txt", number, f"Sitemap: {url} does not point at a sitemap in this site{detail}"))
                 else:
                     todo.append((name, "robots.txt", number))
-    if (site_dir / entry).is_file():
+    found, why_not = site.file(entry)
+    if found is not None:
         todo.append((entry, "", 0))
+    elif why_not != _NO_FILE:
+        result.problems.append(Problem(entry, 0, f"{why_not}; not opened"))
     elif not todo:
         result.problems.append(Problem(entry, 0, "no sitemap found (neither this file nor a Sitemap: line in robots.txt)"))
     seen: set[str] = set()
@@ -76,9 +99,123 @@ def check_site(site_dir: Path, base_url: str, *, entry: str = "sitemap.xml", max
             continue
         seen.add(name)
         result.files.append(name)
-        for child in _check_file(site_dir, name, scope, max_bytes, result):
+        for child in _check_file(site, name, scope, max_bytes, result):
             todo.append((child, name, 0))
+        _check_gzip_copy(site, name, max_bytes, result)
     return result
+
+
+_NO_FILE = "has no file in the site"
+
+
+class _SiteFolder:
+    """The regular files of the site folder, and nothing outside it.
+
+    A path with a ``.`` or ``..`` segment, an empty segment (``//etc/passwd``) or a
+    NUL byte is refused before anything is looked at; so is one that leads out
+    through a symlink (of a folder or of the file). Nothing but a regular file is
+    a file here (opening a FIFO would block). Folders are resolved once each, so
+    checking a file costs one ``lstat``.
+    """
+
+    def __init__(self, site_dir: Path | str) -> None:
+        self.root = os.path.realpath(site_dir)
+        self._folders: dict[str, str | None] = {"": self.root}  # relative -> real, None: outside
+
+    def _inside(self, real: str) -> bool:
+        return real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep)
+
+    def file(self, relative: str) -> tuple[Path | None, str]:
+        """The file ``relative`` (a decoded path below the site folder) names, or
+        None and why not."""
+        segments = relative.split("/")
+        if "\0" in relative or any(s in (".", "..") for s in segments) or "" in segments[:-1]:
+            return None, "leads outside the site folder (an empty, '.' or '..' path segment)"
+        folder, _, leaf = relative.rpartition("/")
+        if folder not in self._folders:
+            real = os.path.realpath(os.path.join(self.root, folder))
+            self._folders[folder] = real if self._inside(real) else None
+        real_folder = self._folders[folder]
+        if real_folder is None:
+            return None, "leads outside the site folder (through a symlink)"
+        if not leaf:
+            return None, _NO_FILE  # a folder
+        path = os.path.join(real_folder, leaf)
+        try:
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                path = os.path.realpath(path)
+                if not self._inside(path):
+                    return None, "leads outside the site folder (through a symlink)"
+                mode = os.stat(path).st_mode
+        except (OSError, ValueError):  # missing, unreadable folder, symlink loop
+            return None, _NO_FILE
+        if stat.S_ISREG(mode):
+            return Path(path), ""
+        return None, _NO_FILE if stat.S_ISDIR(mode) else "is not a regular file"
+
+
+def _read_gzip(path: Path, limit: int) -> bytes | None:
+    """The uncompressed bytes of the gzip file ``path``, or None when there are more
+    than ``limit`` of them: never inflated past the limit, so a small file that
+    expands to gigabytes costs no more than a file at the limit.
+
+    Several members one after another are one file (RFC 1952 section 2.2), and
+    zero bytes after a member are padding, as gzip(1) reads them. Raises
+    :class:`zlib.error` or :class:`EOFError` for a broken file.
+    """
+    out = bytearray()
+    decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    in_member = False
+    pending = b""
+    with open(path, "rb") as handle:
+        while True:
+            if not pending:
+                pending = handle.read(_GZIP_READ_SIZE)
+                if not pending:
+                    break
+            if not in_member:
+                pending = pending.lstrip(b"\0")
+                if not pending:
+                    continue
+                in_member = True
+            # max_length: at most one byte past the limit, however much the
+            # input would inflate to.
+            out += decompressor.decompress(pending, limit + 1 - len(out))
+            if len(out) > limit:
+                return None
+            if decompressor.eof:
+                pending = decompressor.unused_data
+                decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                in_member = False
+            else:
+                pending = decompressor.unconsumed_tail
+    if in_member:
+        raise EOFError("the file ends inside a compressed member")
+    return bytes(out)
+
+
+def _check_gzip_copy(site: _SiteFolder, name: str, max_bytes: int, result: CheckResult) -> None:
+    """A ``sitemap.xml.gz`` beside ``sitemap.xml`` is read by whoever was given its
+    URL: it must hold the same bytes, not an older build's (or another generator's)
+    sitemap."""
+    if name.endswith(".gz"):
+        return
+    copy_path, _ = site.file(name + ".gz")
+    path, _ = site.file(name)
+    if copy_path is None or path is None:
+        return
+    try:
+        copy = _read_gzip(copy_path, max_bytes)
+    except (zlib.error, EOFError) as error:
+        result.problems.append(Problem(name + ".gz", 0, f"not a valid gzip file: {error}"))
+        return
+    with open(path, "rb") as handle:
+        current = handle.read(max_bytes + 1)
+    if copy != current:
+        result.problems.append(Problem(
+            name + ".gz", 0, f"is not a copy of {name}: a stale sitemap, left by an earlier build or another generator",
+        ))
 
 
 def _local_name(url: str, scope: Scope) -> str | None:
@@ -88,24 +225,34 @@ def _local_name(url: str, scope: Scope) -> str | None:
     return rest if rest and "/" not in rest else None
 
 
-def _check_file(site_dir: Path, name: str, scope: Scope, max_bytes: int, result: CheckResult) -> list[str]:
+def _check_file(site: _SiteFolder, name: str, scope: Scope, max_bytes: int, result: CheckResult) -> list[str]:
     """Check one sitemap or index file; return the sitemap files an index names."""
     problems = result.problems
 
     def problem(line: int, message: str) -> None:
         problems.append(Problem(name, line, message))
 
-    raw = (site_dir / name).read_bytes()
+    path, why_not = site.file(name)
+    if path is None:
+        problem(0, f"{why_not}; not opened")
+        return []
     if name.endswith(".gz"):
         try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as error:
+            raw = _read_gzip(path, max_bytes)
+        except (zlib.error, EOFError) as error:
             problem(0, f"not a valid gzip file: {error}")
             return []
-    if len(raw) > max_bytes:
-        problem(0, f"{len(raw):,} bytes uncompressed; the limit is {max_bytes:,}")
+        if raw is None:
+            problem(0, f"more than {max_bytes:,} bytes uncompressed; the limit is {max_bytes:,} (not read further)")
+            return []
+    else:
+        with open(path, "rb") as handle:
+            raw = handle.read(max_bytes + 1)  # a file of any size costs no more than one at the limit
+        if len(raw) > max_bytes:
+            problem(0, f"more than {max_bytes:,} bytes; the limit is {max_bytes:,} (not read further)")
+            return []
     if name.endswith((".txt", ".txt.gz")):
-        return _check_text(raw, name, scope, site_dir, result)
+        return _check_text(raw, name, scope, site, result)
 
     parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
     stack: list[str] = []
@@ -140,7 +287,7 @@ def _check_file(site_dir: Path, name: str, scope: Scope, max_bytes: int, result:
         line = parser.CurrentLineNumber
         if len(stack) == 2 and ns == SITEMAP_NS:
             if local == "loc":
-                child = _check_loc(text, line, problem, scope, site_dir, state["root"] == "sitemapindex")
+                child = _check_loc(text, line, problem, scope, site, state["root"] == "sitemapindex")
                 if child:
                     children.append(child)
             elif local == "lastmod" and not W3C_DATETIME.match(text):
@@ -185,7 +332,7 @@ def _is_priority(text: str) -> bool:
         return False
 
 
-def _check_loc(text: str, line: int, problem, scope: Scope, site_dir: Path, in_index: bool) -> str | None:
+def _check_loc(text: str, line: int, problem, scope: Scope, site: _SiteFolder, in_index: bool) -> str | None:
     if not _URI_CHARS.match(text):
         problem(line, f"loc {text!r} is not percent-encoded (spaces, non-ASCII or other characters RFC 3986 forbids)")
         return None
@@ -201,17 +348,23 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site_dir: Path, in_i
         return None
     below = unquote(urlsplit(normal).path)[len(unquote(urlsplit(scope.prefix).path)):]
     if in_index:
-        if not (site_dir / below).is_file():
-            problem(line, f"sitemap {text} has no file in the site")
+        found, why_not = site.file(below)
+        if found is None:
+            problem(line, f"sitemap {text} {why_not}" + ("" if why_not == _NO_FILE else "; not opened"))
             return None
         return below
     candidates = [below + "index.html"] if below.endswith("/") or below == "" else [below, below + ".html", below + "/index.html"]
-    if not any((site_dir / c).is_file() for c in candidates):
-        problem(line, f"{text} has no file in the site (looked for {candidates[0]})")
+    found, why_not = None, _NO_FILE
+    for candidate in candidates:
+        found, why_not = site.file(candidate)
+        if found is not None or why_not != _NO_FILE:
+            break
+    if found is None:
+        problem(line, f"{text} {why_not}" + (f" (looked for {candidates[0]})" if why_not == _NO_FILE else ""))
     return None
 
 
-def _check_text(raw: bytes, name: str, scope: Scope, site_dir: Path, result: CheckResult) -> list[str]:
+def _check_text(raw: bytes, name: str, scope: Scope, site: _SiteFolder, result: CheckResult) -> list[str]:
     def problem(line: int, message: str) -> None:
         result.problems.append(Problem(name, line, message))
 
@@ -225,6 +378,6 @@ def _check_text(raw: bytes, name: str, scope: Scope, site_dir: Path, result: Che
         problem(0, f"{len(lines):,} URLs; the limit is {MAX_URLS_PER_SITEMAP:,}")
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
-            _check_loc(line.strip(), number, problem, scope, site_dir, False)
+            _check_loc(line.strip(), number, problem, scope, site, False)
     result.urls += len(lines)
     return []

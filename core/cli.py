@@ -28,10 +28,11 @@ def _flag(option: str) -> str:
     return "--" + option.replace("_", "-")
 
 
-def _add_option_flags(parser: argparse.ArgumentParser, names: tuple[str, ...]) -> None:
+def _add_option_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], *, base_url_required: bool = True) -> None:
     """One flag per :class:`Options` field, named the same (``max_bytes`` ->
     ``--max-bytes``), so the command line and the adapters share one vocabulary."""
-    parser.add_argument("--base-url", required=True, help="absolute http(s) URL the folder is published at")
+    parser.add_argument("--base-url", required=base_url_required, help="absolute http(s) URL the folder is published at"
+                        + ("" if base_url_required else " (default with --config: its site_url)"))
     fields = {f.name: f for f in dataclasses.fields(Options)}
     for name in names:
         field = fields[name]
@@ -57,11 +58,15 @@ _GENERATE_OPTIONS = ("filename", "format", "gzip", "max_urls", "max_bytes", "max
                      "priority", "schema_location", "stylesheet")
 
 
-def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
+def _flag_values(args: argparse.Namespace, names: tuple[str, ...]) -> dict:
     values = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
     if "exclude" in values:
         values["exclude"] = tuple(values["exclude"])
-    return Options(base_url=args.base_url, **values)
+    return values
+
+
+def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
+    return Options(base_url=args.base_url, **_flag_values(args, names))
 
 
 def find_pages(site_dir: Path) -> Iterator[Page]:
@@ -69,7 +74,8 @@ def find_pages(site_dir: Path) -> Iterator[Page]:
 
     File names are names, not URLs (``c#sharp.html`` is served at
     ``c%23sharp.html``). Error pages are handed over unlisted, so the report says
-    why they are left out.
+    why they are left out. Only regular files (or symlinks to them) are pages: a
+    dangling symlink is served as nothing, and opening a FIFO would wait forever.
     """
     for folder, dirs, files in os.walk(site_dir):
         # Hidden folders (.git, .well-known) hold no pages to list.
@@ -80,6 +86,8 @@ def find_pages(site_dir: Path) -> Iterator[Page]:
             if not name.endswith(HTML_SUFFIXES):
                 continue
             path = Path(folder) / name
+            if not os.path.isfile(path):
+                continue
             reason = "error page" if name in ERROR_PAGES else None
             yield Page.from_path(path_of_file(prefix + name), source=path, output=path, exclude_reason=reason)
 
@@ -91,11 +99,35 @@ def find_pages(site_dir: Path) -> Iterator[Page]:
 def cmd_build(args: argparse.Namespace) -> int:
     from .build import build_site
 
-    options = _options(args, _BUILD_OPTIONS)
-    site_dir = Path(args.site_dir)
+    if args.config:
+        if args.source:
+            raise SitemapkitError("--source is for folders built from mirrored sources; --config reads its own docs_dir")
+        from .mkdocsconfig import options_for, project_pages, read_project_config
+
+        config = read_project_config(args.config)
+        options = options_for(config, args.base_url, _flag_values(args, _BUILD_OPTIONS))
+        site_dir = Path(args.site_dir) if args.site_dir else config.site_dir
+    else:
+        if not args.site_dir or not args.base_url:
+            raise SitemapkitError("give SITE_DIR and --base-url, or --config mkdocs.yml (or zensical.toml)")
+        options = _options(args, _BUILD_OPTIONS)
+        site_dir = Path(args.site_dir)
     if not site_dir.is_dir():
-        raise SitemapkitError(f"{args.site_dir!r} is not a folder")
-    report = build_site(sorted(find_pages(site_dir), key=lambda p: p.loc), options, site_dir)
+        raise SitemapkitError(f"{str(args.site_dir or site_dir)!r} is not a folder" + (" (build the site first)" if args.config else ""))
+    pages = find_pages(site_dir)
+    if args.config:
+        pages = project_pages(config, pages, site_dir)
+    elif args.source:
+        from .sources import with_mirrored_sources
+
+        pages = with_mirrored_sources(pages, site_dir, Path(args.source))
+    report = build_site(sorted(pages, key=lambda p: p.loc), options, site_dir)
+    if args.config and report.urls:
+        from .mkdocsconfig import GENERATOR_SITEMAPS
+
+        # Under another name than the generator's own, ours would leave its
+        # sitemap.xml (and .gz) published, stale from this build on.
+        publish.remove_files(site_dir, [name for name in GENERATOR_SITEMAPS if name not in report.files])
     for notice in report.notices:
         print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
     print(report.details().rstrip("\n") if options.verbose else report.summary())
@@ -123,7 +155,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .check import check_site
 
     Options(base_url=args.base_url)  # the same check of the base URL as every command
-    result = check_site(Path(args.site_dir), args.base_url, entry=args.filename)
+    result = check_site(args.site_dir, args.base_url, entry=args.filename)
     for problem in result.problems:
         print(problem)
     print(result.summary())
@@ -139,9 +171,19 @@ def parser() -> argparse.ArgumentParser:
 
     build = sub.add_parser("build", help="write sitemaps for a built static site folder",
                            description="Find the HTML pages of SITE_DIR (index.html is its folder's URL, 404.html "
-                           "in any folder is left out), date them from git or file times, write sitemaps, index and robots.txt.")
-    build.add_argument("site_dir", metavar="SITE_DIR")
-    _add_option_flags(build, _BUILD_OPTIONS)
+                           "in any folder is left out), date them (front matter, git dates of their sources, the dates their "
+                           "heads declare, file times), write sitemaps, index and robots.txt.")
+    build.add_argument("site_dir", metavar="SITE_DIR", nargs="?",
+                       help="the built site (default with --config: its site_dir)")
+    build.add_argument("--config", metavar="FILE",
+                       help="mkdocs.yml or zensical.toml of a MkDocs-shaped project (Zensical, ProperDocs, MkDocs), "
+                       "read after the site is built: site_url, docs_dir, site_dir, use_directory_urls, exclude_docs, "
+                       "draft_docs and the sitemapkit plugin's options; each page is dated by its Markdown source")
+    build.add_argument("--source", metavar="DIR",
+                       help="the sources of a generator whose output mirrors them (Hugo's content/): "
+                       "posts/a/index.html and posts/a.html take the date of posts/a.md, posts/a/index.md, "
+                       "posts/a/_index.md (.markdown, .html); other pages keep the other rules")
+    _add_option_flags(build, _BUILD_OPTIONS, base_url_required=False)
     build.set_defaults(run=cmd_build)
 
     gen = sub.add_parser("generate", help="write sitemaps from a URL<TAB>LASTMOD list",

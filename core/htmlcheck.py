@@ -11,7 +11,8 @@ things in a built page's ``<head>`` say a URL is not one of them:
   redirect stubs generators write for moved pages.
 
 Only the head is read (at most :data:`HEAD_READ_LIMIT` bytes, up to ``</head>``
-or ``<body``). A page whose head holds none of the words these checks look
+or ``<body``), in UTF-8 or the charset a ``<meta>`` declares, or in UTF-16 when
+the page starts with its byte order mark. A page whose head holds none of the words these checks look
 for (``robots``, ``googlebot``, ``canonical``, ``refresh``) is passed over
 unparsed; of the others only the ``<meta>``, ``<link>`` and ``<base>`` tags that
 hold one of them reach the HTML parser. Checking a page costs about 0.1 ms,
@@ -33,9 +34,13 @@ canonical naming one of them is worth the user's attention.
 from __future__ import annotations
 
 import codecs
+import dataclasses
+import errno
 import functools
+import json
 import os
 import re
+import stat
 from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
@@ -59,14 +64,29 @@ _READ_SIZES = (4_096, 16_384, HEAD_READ_LIMIT)
 # The longest match of _HEAD_END, less one: a new read is searched from this many
 # bytes before its start, so a tag cut in two by a read is still found.
 _HEAD_END_OVERLAP = len(b"</head>") - 1
-# Windows would translate line ends without O_BINARY.
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+# Windows would translate line ends without O_BINARY. O_NONBLOCK: opening a FIFO
+# handed over as a page returns at once instead of waiting for a writer forever
+# (regular files ignore the flag).
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+# A byte order mark says how the page is encoded, before any <meta charset> (HTML
+# standard, "encoding sniffing": UTF-8, UTF-16LE, UTF-16BE). UTF-8 needs nothing
+# done; a UTF-16 head is turned into UTF-8 so that the byte patterns below apply.
+_UTF16_BOMS = {codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be"}
 
 # Attribute values the checks look for, searched in the lowercased head before
 # paying for a parse. A page that has none of them is passed over unparsed.
 _NOINDEX_MARKERS = (b"robots", b"googlebot")
 _CANONICAL_MARKERS = (b"canonical",)
 _REFRESH_MARKERS = (b"refresh",)
+# The page's own dates (Open Graph, schema.org) and its hreflang alternates.
+_DATE_MARKERS = (b"modified_time", b"updated_time", b"datemodified")
+_HREFLANG_MARKERS = (b"hreflang",)
+
+#: Where a page's head states when it last changed, in the order crawlers trust
+#: them: the Open Graph article's modified time, og:updated_time, then JSON-LD's
+#: dateModified (Hugo, Jekyll's jekyll-seo-tag, WordPress and most blog themes
+#: write one or more of these).
+HEAD_DATE_PROPERTIES = ("article:modified_time", "og:updated_time")
 
 _ROBOTS_META_NAMES = frozenset({"robots", "googlebot"})
 # "none" is short for "noindex, nofollow" (Google's and Bing's robots meta docs).
@@ -104,7 +124,9 @@ _HEAD_TOKENS = re.compile(
     re.DOTALL | re.IGNORECASE,
 )
 
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+# "[^<>]": a search from each "<meta" stops at the next "<", so a head full of
+# unclosed "<meta" is scanned once, not once for every one of them.
+_META_CHARSET = re.compile(rb"""<meta[^<>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 
 # "ASCII whitespace" of the HTML standard.
 _HTML_WHITESPACE = "\t\n\f\r "
@@ -112,6 +134,24 @@ _C0_CONTROLS_AND_SPACE = "".join(map(chr, range(0x21)))
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _INDEX_FILES = ("/index.html", "/index.htm")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class HeadFacts:
+    """What a built page's head says about its sitemap entry."""
+
+    #: ``"noindex"``, ``"canonical"`` or ``"redirect"`` when the page must be left out.
+    reason: str | None = None
+    #: The absolute URL the page names as canonical when it points elsewhere.
+    canonical_target: str | None = None
+    #: The page's own last-change dates as written, most trusted first (see
+    #: :data:`HEAD_DATE_PROPERTIES`); the caller takes the first that is a date.
+    modified: tuple[str, ...] = ()
+    #: ``<link rel="alternate" hreflang="..." href="...">``: (hreflang, absolute URL).
+    alternates: tuple[tuple[str, str], ...] = ()
+
+
+_NO_FACTS = HeadFacts()
 
 
 def check_built_page(
@@ -139,9 +179,22 @@ def check_built_page(
     ``url`` is the page's absolute URL, percent-encoded or not. Raises
     :class:`OSError` when the file cannot be read.
     """
-    if not (noindex or canonical or redirects):
-        return None, None
-    markers = _markers(noindex, canonical, redirects)
+    facts = inspect_built_page(path, url, noindex=noindex, canonical=canonical, redirects=redirects, same_page=same_page)
+    return facts.reason, facts.canonical_target
+
+
+def inspect_built_page(
+    path: Path | str, url: str, *, noindex: bool = True, canonical: bool = True, redirects: bool = True,
+    dates: bool = False, alternates: bool = False, same_page: Callable[[str], bool] | None = None,
+) -> HeadFacts:
+    """:func:`check_built_page`, and with ``dates`` and ``alternates`` also the
+    page's own last-change dates and hreflang alternates, from the same one read
+    of its head."""
+    if not (noindex or canonical or redirects or dates or alternates):
+        return _NO_FACTS
+    markers = _markers(noindex, canonical, redirects) + (_DATE_MARKERS if dates else ()) + (
+        _HREFLANG_MARKERS if alternates else ()
+    )
     head = _read_head(path)
     lowered = head.lower()
     # Most pages hold no marker: a plain loop finds that without building a list.
@@ -149,14 +202,14 @@ def check_built_page(
         if marker in lowered:
             break
     else:
-        return None, None
+        return _NO_FACTS
     hits = [marker for marker in markers if marker in lowered]
     if hits == [b"canonical"] and lowered.count(b"canonical") == 1:
         # The common case, kept cheap: the one canonical link names the page itself,
         # written exactly as its URL (as MkDocs, Material and Sphinx write it).
         own = url.encode("utf-8", "surrogatepass")
         if b'rel="canonical" href="' + own + b'"' in head:
-            return None, None
+            return _NO_FACTS
 
     found = _HeadParser()
     found.feed(_decode(relevant_tags(head, markers), head))
@@ -167,6 +220,16 @@ def check_built_page(
     if found.base_href is not None:
         base = _resolve(url, found.base_href) or url
     page_key = same_file_key(url)
+
+    modified: tuple[str, ...] = ()
+    if dates:
+        modified = tuple(found.dates[name] for name in HEAD_DATE_PROPERTIES if name in found.dates)
+        if b"datemodified" in lowered:
+            modified += json_ld_modified(head)
+    declared: tuple[tuple[str, str], ...] = ()
+    if alternates and found.hreflang_links:
+        pairs = ((code, _resolve(base, href)) for code, href in found.hreflang_links)
+        declared = tuple((code, target) for code, target in pairs if target is not None)
 
     canonical_target = None
     if canonical and found.canonical_hrefs:
@@ -189,16 +252,52 @@ def check_built_page(
         if len(keys) == 1 and page_key not in keys:
             canonical_target = min(targets)
 
+    reason = None
     if noindex and found.noindex:
-        return "noindex", canonical_target
-    if redirects and found.refresh_target is not None:
+        reason = "noindex"
+    elif redirects and found.refresh_target is not None:
         target = _resolve(base, found.refresh_target)
         # A refresh to the page itself is a timed reload, not a redirect.
         if target is not None and same_file_key(target) != page_key:
-            return "redirect", canonical_target
-    if canonical_target is not None:
-        return "canonical", canonical_target
-    return None, None
+            reason = "redirect"
+    if reason is None and canonical_target is not None:
+        reason = "canonical"
+    return HeadFacts(reason, canonical_target, modified, declared)
+
+
+_LD_JSON_OPEN = re.compile(rb"<script\b[^>]*application/ld\+json[^>]*>", re.IGNORECASE)
+_SCRIPT_CLOSE = re.compile(rb"</script", re.IGNORECASE)
+
+
+def json_ld_modified(head: bytes) -> tuple[str, ...]:
+    """The ``dateModified`` values of the JSON-LD blocks in ``head``: of the top
+    object first, then of the ``@graph`` nodes (as Yoast and other SEO plugins
+    write them), a web page or article node before the others."""
+    found: list[str] = []
+    for opening in _LD_JSON_OPEN.finditer(head):
+        closing = _SCRIPT_CLOSE.search(head, opening.end())
+        body = head[opening.end() : closing.start() if closing else len(head)]
+        try:
+            data = json.loads(body.decode("utf-8", errors="replace"))
+        except ValueError:
+            continue  # broken JSON: crawlers pass over it too
+        for node in data if isinstance(data, list) else [data]:
+            if not isinstance(node, dict):
+                continue
+            if isinstance(node.get("dateModified"), str):
+                found.append(node["dateModified"])
+            graph = node.get("@graph")
+            if isinstance(graph, list):
+                nodes = [n for n in graph if isinstance(n, dict) and isinstance(n.get("dateModified"), str)]
+                nodes.sort(key=lambda n: not _is_page_node(n))
+                found += [n["dateModified"] for n in nodes]
+    return tuple(found)
+
+
+def _is_page_node(node: dict) -> bool:
+    kinds = node.get("@type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    return any(isinstance(k, str) and (k.endswith("Page") or k.endswith("Article") or k == "BlogPosting") for k in kinds)
 
 
 def _read_head(path: Path | str) -> bytes:
@@ -210,6 +309,11 @@ def _read_head(path: Path | str) -> bytes:
     fd = os.open(path, _OPEN_FLAGS)
     try:
         head = os.read(fd, _READ_SIZES[0])
+        if not head and not stat.S_ISREG(os.fstat(fd).st_mode):
+            # A FIFO without a writer reads as empty: no page, and nothing checked.
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if head[:2] in _UTF16_BOMS:
+            return _utf16_head(fd, head)
         end = _HEAD_END.search(head)
         if end is not None:
             return head[: end.start()]
@@ -230,6 +334,23 @@ def _read_head(path: Path | str) -> bytes:
         return head
     finally:
         os.close(fd)
+
+
+def _utf16_head(fd: int, start: bytes) -> bytes:
+    """The head of a UTF-16 page whose first bytes ``start`` (BOM included) were
+    read from ``fd``, as UTF-8: at most HEAD_READ_LIMIT bytes of the file."""
+    data = start
+    while len(data) < HEAD_READ_LIMIT:
+        chunk = os.read(fd, HEAD_READ_LIMIT - len(data))
+        if not chunk:
+            break
+        data += chunk
+    encoding = _UTF16_BOMS[data[:2]]
+    body = data[2 : len(data) - (len(data) % 2)]
+    # A character cut in two by the read limit becomes U+FFFD, as a browser shows it.
+    head = body.decode(encoding, errors="replace").encode("utf-8")
+    end = _HEAD_END.search(head)
+    return head if end is None else head[: end.start()]
 
 
 def comparable_url(url: str) -> str:
@@ -279,6 +400,9 @@ class _HeadParser(HTMLParser):
         self.canonical_hrefs: list[str] = []
         self.refresh_target: str | None = None
         self.base_href: str | None = None
+        # The first of each HEAD_DATE_PROPERTIES, and the hreflang links in order.
+        self.dates: dict[str, str] = {}
+        self.hreflang_links: list[tuple[str, str]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in ("meta", "link", "base"):
@@ -289,8 +413,13 @@ class _HeadParser(HTMLParser):
             self._meta(values)
         elif tag == "link":
             rel, href = values.get("rel"), values.get("href")
-            if rel and href is not None and "canonical" in rel.lower().split():
-                self.canonical_hrefs.append(href)
+            if rel and href is not None:
+                rels = rel.lower().split()
+                if "canonical" in rels:
+                    self.canonical_hrefs.append(href)
+                hreflang = values.get("hreflang")
+                if "alternate" in rels and hreflang:
+                    self.hreflang_links.append((hreflang.strip(_HTML_WHITESPACE), href))
         else:
             href = values.get("href")
             # Only the first <base href> counts (HTML standard, "frozen base URL").
@@ -302,6 +431,10 @@ class _HeadParser(HTMLParser):
         if content is None:
             return
         name = (values.get("name") or "").strip(_HTML_WHITESPACE).lower()
+        # Open Graph is written with property=; some themes use name= for it.
+        kind = (values.get("property") or "").strip(_HTML_WHITESPACE).lower() or name
+        if kind in HEAD_DATE_PROPERTIES and kind not in self.dates:
+            self.dates[kind] = content.strip(_HTML_WHITESPACE)
         if name in _ROBOTS_META_NAMES:
             directives = _DIRECTIVE_SEPARATORS.split(content.lower())
             if _NOINDEX_DIRECTIVES.intersection(directives):
@@ -432,7 +565,12 @@ def _decode(tags: bytes, head: bytes) -> str:
     declared = _META_CHARSET.search(head)
     if declared:
         try:
-            return tags.decode(codecs.lookup(declared.group(1).decode("ascii")).name, errors="replace")
+            encoding = codecs.lookup(declared.group(1).decode("ascii")).name
+            # A page whose bytes could be read this far is no UTF-16 page: the HTML
+            # standard reads a <meta> naming UTF-16 as UTF-8.
+            if encoding.startswith("utf-16"):
+                encoding = "utf-8"
+            return tags.decode(encoding, errors="replace")
         except LookupError:
             pass
     return tags.decode("utf-8", errors="replace")

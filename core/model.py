@@ -126,7 +126,11 @@ class Options:
         base = self.base_url
         if not isinstance(base, str) or not base.strip():
             raise ConfigError("base_url", "is not set; it must be the site's absolute http(s) URL")
-        parts = urlsplit(base.strip())
+        try:
+            parts = urlsplit(base.strip())
+            parts.port  # parsed on first use: "https://x.org:99999/" fails here
+        except ValueError:  # "https://[::1/", a broken IPv6 literal or port
+            raise ConfigError("base_url", f"{base!r} has an invalid host or port") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError("base_url", f"{base!r} is not an absolute http(s) URL with a host")
         if parts.query or parts.fragment:

@@ -9,14 +9,50 @@ file." Every other line and byte of the user's file is kept.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Callable
 
-from .errors import UrlError
+from .errors import OutputError, UrlError
+from .robotsrules import LINE_BREAK
 
-_SITEMAP_LINE = re.compile(r"[ \t]*sitemap[ \t]*:[ \t]*(\S*)[ \t]*\Z", re.IGNORECASE)
+# A Sitemap: line, after a byte order mark on the first line, before a "# comment"
+# (RFC 9309 section 2.2: "#" starts a comment anywhere on a line).
+_SITEMAP_LINE = re.compile(r"\ufeff?[ \t]*sitemap[ \t]*:[ \t]*([^\s#]*)[ \t]*(?:#.*)?\Z", re.IGNORECASE)
+# Each line with its own line end (robotsrules.LINE_BREAK).
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 # Written when the output has no robots.txt: allow everything, name the sitemap.
 _MINIMAL = "User-agent: *\nDisallow:\n\n"
+
+
+def decode_robots_txt(data: bytes, name: str = "robots.txt") -> str:
+    """robots.txt ``data`` as text, every byte kept: a byte order mark stays U+FEFF
+    and each line end stays as it is (CRLF, CR or LF), so that encoding the text
+    as UTF-8 again gives back the same bytes.
+
+    RFC 9309 section 2.3: "The file MUST be UTF-8 encoded". Anything else (other
+    encodings, NUL bytes) is no robots.txt sitemapkit can safely rewrite: raises
+    :class:`OutputError` naming the file as ``name``.
+    """
+    nul = data.find(b"\0")
+    if nul >= 0:
+        reason = f"a NUL byte at offset {nul:,}"
+    else:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            reason = f"byte 0x{data[error.start]:02x} at offset {error.start:,} is not UTF-8"
+    raise OutputError(f"{name} is not a UTF-8 text file ({reason}); it was left as it is")
+
+
+def read_robots_txt(path: Path) -> str | None:
+    """The robots.txt at ``path`` as :func:`decode_robots_txt` reads it, or None
+    when there is none."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    return decode_robots_txt(data, str(path))
 
 
 def merge_sitemap_lines(
@@ -25,8 +61,12 @@ def merge_sitemap_lines(
     """``existing`` robots.txt with sitemapkit's ``Sitemap:`` lines set to ``sitemap_urls``.
 
     Lines naming a URL for which ``owned`` is true (sitemapkit's entry points, now
-    or from an earlier build) or one of ``sitemap_urls`` are replaced in place, the first by all of ``sitemap_urls``; without
-    one, the lines go at the end. Running twice gives the same text.
+    or from an earlier build) or one of ``sitemap_urls`` take ``sitemap_urls`` in
+    order, each in place of the URL alone (a comment after it, its spacing and its
+    line end stay); more URLs than such lines go after the last of them, more lines
+    than URLs are removed. Without one, the lines go at the end. Running twice
+    gives the same text, and a file that already names ``sitemap_urls`` comes back
+    unchanged, byte for byte.
     """
     for url in sitemap_urls:
         if "\r" in url or "\n" in url or not url.isascii():
@@ -35,22 +75,30 @@ def merge_sitemap_lines(
     wanted = set(sitemap_urls)
     if existing is None:
         return _MINIMAL + "".join(f"Sitemap: {url}\n" for url in sitemap_urls)
-    newline = "\r\n" if "\r\n" in existing else "\n"
-    lines = existing.splitlines(keepends=True)
-    out: list[str] = []
-    placed = False
-    for line in lines:
+    # New lines end as the file's first line does.
+    first_end = LINE_BREAK.search(existing)
+    newline = first_end.group() if first_end else "\n"
+    out = _LINE.findall(existing)
+    ours: list[tuple[int, re.Match[str]]] = []
+    for index, line in enumerate(out):
         match = _SITEMAP_LINE.match(line.rstrip("\r\n"))
         if match and (match.group(1) in wanted or owned(match.group(1))):
-            if not placed:
-                out.extend(f"Sitemap: {url}{newline}" for url in sitemap_urls)
-                placed = True
-            continue
-        out.append(line)
-    if not placed:
-        if out and not out[-1].endswith(("\n", "\r")):
-            out[-1] += newline
-        if out and out[-1].strip():
-            out.append(newline)
-        out.extend(f"Sitemap: {url}{newline}" for url in sitemap_urls)
+            ours.append((index, match))
+    if ours:
+        for (index, match), url in zip(ours, sitemap_urls):
+            out[index] = out[index][: match.start(1)] + url + out[index][match.end(1) :]
+        for index, _ in ours[len(sitemap_urls) :]:
+            out[index] = ""
+        more = sitemap_urls[len(ours) :]
+        if more:
+            last = ours[-1][0]
+            if not out[last].endswith(("\n", "\r")):
+                out[last] += newline
+            out[last] += "".join(f"Sitemap: {url}{newline}" for url in more)
+        return "".join(out)
+    if out and not out[-1].endswith(("\n", "\r")):
+        out[-1] += newline
+    if out and out[-1].strip():
+        out.append(newline)
+    out.extend(f"Sitemap: {url}{newline}" for url in sitemap_urls)
     return "".join(out)

@@ -39,7 +39,9 @@ _USER_AGENT_FIELDS = frozenset({"user-agent", "useragent", "user agent"})
 _ALLOW_FIELDS = frozenset({"allow"})
 _DISALLOW_FIELDS = frozenset({"disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw"})
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# RFC 9309 section 2.2: a line ends with CRLF, CR or LF, nothing else (str.splitlines
+# would also split at form feeds and U+2028). robots.py and check.py use it too.
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 # Characters a URI may hold literally (RFC 3986 section 2: unreserved and
@@ -135,7 +137,7 @@ class RobotsRules:
         disallow: list[str] = []
         in_star_group = False
         agents_open = False  # still reading the User-agent lines of a group
-        for line in _LINE_BREAK.split(text.removeprefix("\ufeff")):
+        for line in LINE_BREAK.split(text.removeprefix("\ufeff")):
             field_and_value = _field_and_value(line)
             if field_and_value is None:
                 continue

@@ -94,13 +94,13 @@ def encode_url(url: str) -> str:
     port, percent-encoded path, query and fragment."""
     if _CONTROL.search(url):
         raise UrlError(f"{url!r} contains control characters (tabs, line breaks...)")
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
     try:
+        parts = urlsplit(url)  # raises for a broken IPv6 literal: "https://[::1/"
         host = parts.hostname or ""
         port = parts.port
     except ValueError:
         raise UrlError(f"{url!r} has an invalid host or port") from None
+    scheme = parts.scheme.lower()
     if not host:
         raise UrlError(f"{url!r} is not an absolute URL with a host")
     if not host.isascii():

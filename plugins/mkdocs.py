@@ -36,7 +36,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.utils import is_error_template
 from mkdocs.utils.meta import get_data
 
-from sitemapkit import ConfigError, Options, Page, SitemapkitError, build_site
+from sitemapkit import ConfigError, Options, Page, SitemapkitError, build_site, front_matter_lastmod, front_matter_listed
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -235,7 +235,7 @@ def _sitemap_page(file: File, shown: dict[str, tuple[str, ...]] | None = None) -
     return Page(
         # page.url is percent-encoded already; the core keeps valid %XX as they are.
         page.url,
-        lastmod=_front_matter_date(meta),
+        lastmod=front_matter_lastmod(meta),
         source=_source(file),
         output=Path(file.abs_dest_path),
         hreflang=language if translated else None,
@@ -243,7 +243,7 @@ def _sitemap_page(file: File, shown: dict[str, tuple[str, ...]] | None = None) -
         members=(shown or {}).get(page.url, ()),
         # `sitemap: false` pages are handed over unlisted: reported, and their
         # dates still count for the listings that show them.
-        listed=meta.get("sitemap") is not False,
+        listed=front_matter_listed(meta),
     )
 
 
@@ -264,10 +264,3 @@ def _front_matter(file: File) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError):
         return {}
 
-
-def _front_matter_date(meta: dict[str, Any]) -> Any:
-    value = meta.get("lastmod", meta.get("date"))
-    # mkdocs-material's blog writes `date: {created: ..., updated: ...}`.
-    if isinstance(value, dict):
-        value = value.get("updated") or value.get("created")
-    return value

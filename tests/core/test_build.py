@@ -251,6 +251,47 @@ class TestBuildSite:
             build_site([Page("a")], Options(base_url=BASE), tmp_path / "nope")
 
 
+class TestUnreadablePages:
+    """A built page whose head cannot be read might be a noindex page: it is left
+    out and reported, never listed unchecked. One not written at all is listed."""
+
+    def build(self, tmp_path: Path, page: Path) -> tuple:
+        out = tmp_path / "out"
+        out.mkdir()
+        readable = tmp_path / "ok.html"
+        readable.write_text("<html><head><title>t</title></head></html>")
+        pages = [Page("x.html", output=page), Page("ok.html", output=readable), Page("later.html", output=tmp_path / "none.html")]
+        report = build_site(pages, Options(base_url=BASE, robots_txt=False, lastmod="none"), out)
+        return report, set(sitemap_entries(out))
+
+    def test_a_folder_named_like_a_page(self, tmp_path: Path) -> None:
+        (tmp_path / "x.html").mkdir()
+        report, listed = self.build(tmp_path, tmp_path / "x.html")
+        assert listed == {BASE + "ok.html", BASE + "later.html"}
+        assert [(e.loc, e.reason, e.detail) for e in report.excluded] == [
+            (BASE + "x.html", "unreadable", f"{tmp_path / 'x.html'}: Is a directory")
+        ]
+        assert [(n.code, n.message) for n in report.notices] == [
+            ("unreadable", f"left out {BASE}x.html: cannot read {tmp_path / 'x.html'}: Is a directory")
+        ]
+        assert "excluded 1 unreadable" in report.summary()
+
+    def test_a_fifo(self, tmp_path: Path) -> None:
+        os.mkfifo(tmp_path / "x.html")
+        report, listed = self.build(tmp_path, tmp_path / "x.html")
+        assert listed == {BASE + "ok.html", BASE + "later.html"}
+        assert [(e.reason, e.detail) for e in report.excluded] == [("unreadable", f"{tmp_path / 'x.html'}: not a regular file")]
+
+    @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads a file whatever its mode")
+    def test_a_page_without_read_permission(self, tmp_path: Path) -> None:
+        page = tmp_path / "x.html"
+        page.write_text('<html><head><meta name="robots" content="noindex"></head></html>')
+        page.chmod(0)
+        report, listed = self.build(tmp_path, page)
+        assert listed == {BASE + "ok.html", BASE + "later.html"}
+        assert [(e.reason, e.detail) for e in report.excluded] == [("unreadable", f"{page}: Permission denied")]
+
+
 class TestCanonicalNamesTheSameFile:
     def _page(self, folder: Path, name: str, canonical: str) -> Path:
         path = folder / name
@@ -285,9 +326,11 @@ def test_every_html_file_not_handed_over_is_reported(tmp_path: Path) -> None:
     (tmp_path / "theme.html").write_text("<html><head></head></html>")
     (tmp_path / ".hidden").mkdir()
     (tmp_path / ".hidden/x.html").write_text("x")
-    (tmp_path / "link.html").symlink_to(tmp_path / "a.html")
+    (tmp_path / "link.html").symlink_to(tmp_path / "a.html")  # served, so reported
+    os.mkfifo(tmp_path / "fifo.html")  # never opened
     report = build_site([Page("a.html", output=tmp_path / "a.html"), Page("404.html", exclude_reason="error page")],
                         Options(base_url=BASE, robots_txt=False), tmp_path)
     assert sorted((e.loc, e.reason) for e in report.excluded) == [
-        (BASE + "404.html", "error page"), (BASE + "stub/", "redirect"), (BASE + "theme.html", "not a page"),
+        (BASE + "404.html", "error page"), (BASE + "link.html", "not a page"), (BASE + "stub/", "redirect"),
+        (BASE + "theme.html", "not a page"),
     ]

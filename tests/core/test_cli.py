@@ -69,15 +69,21 @@ def test_generate_from_a_list(tmp_path: Path) -> None:
         (["build", "{missing}", "--base-url", "https://x.org/"], "is not a folder"),
         (["generate", "--input", "{missing}", "--base-url", "https://x.org/", "--out", "{out}"], "No such file or directory"),
         (["check", "{site}", "--base-url", "nope"], "--base-url:"),
+        (["check", "{missing}", "--base-url", "https://x.org/"], "sitemapkit: error: '{missing}' is not a folder\n"),
+        (["check", "{missing}/", "--base-url", "https://x.org/"], "sitemapkit: error: '{missing}/' is not a folder\n"),
+        (["build", "{site}", "--base-url", "https://[::1/"], "sitemapkit: error: --base-url: 'https://[::1/' has an invalid host or port\n"),
+        (["check", "{site}", "--base-url", "https://[::1/"], "sitemapkit: error: --base-url: 'https://[::1/' has an invalid host or port\n"),
+        (["generate", "--input", "-", "--base-url", "https://[::1/", "--out", "{out}"], "sitemapkit: error: --base-url: 'https://[::1/' has an invalid host or port\n"),
+        (["build", "{site}", "--base-url", "https://x.org:99999/"], "sitemapkit: error: --base-url: 'https://x.org:99999/' has an invalid host or port\n"),
     ],
 )
 def test_bad_input_is_one_line_never_a_traceback(tmp_path: Path, args: list[str], message: str) -> None:
     site = make_site(tmp_path)
     values = {"site": str(site), "missing": str(tmp_path / "missing"), "out": str(tmp_path / "out")}
-    result = sitemapkit(*[a.format(**values) for a in args])
+    result = sitemapkit(*[a.format(**values) for a in args], stdin="")
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
-    assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1 and message.format(**values) in result.stderr, result.stderr
 
 
 def test_bad_lastmod_in_list_is_one_line(tmp_path: Path) -> None:
@@ -128,3 +134,57 @@ def test_check_finds_shards_and_over_count(tmp_path: Path) -> None:
     assert sitemapkit("build", str(site), "--base-url", "https://example.org/", "--max-urls", "1").returncode == 0
     ok = sitemapkit("check", str(site), "--base-url", "https://example.org/")
     assert ok.returncode == 0 and "4 URLs in" in ok.stdout, ok.stdout
+
+
+def test_build_skips_what_is_no_regular_file(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    # Opening a FIFO waits for a writer that never comes; a dangling symlink is
+    # served as nothing. Neither is a page.
+    os.mkfifo(site / "pipe.html")
+    (site / "gone.html").symlink_to(site / "deleted.html")
+    (site / "alias.html").symlink_to(site / "a&b.html")
+    result = subprocess.run([sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert set(sitemap_entries(site)) == {
+        "https://example.org/", "https://example.org/guide/", "https://example.org/guide/%C3%BC%20b.html",
+        "https://example.org/a&b.html", "https://example.org/alias.html",
+    }
+
+
+@pytest.mark.parametrize("content", [b"User-agent: *\r\nDisallow: /\0\r\n", b"User-agent: *\nDisallow: /\xe9t\xe9\n"])
+def test_build_leaves_a_binary_robots_txt_alone_with_one_line(tmp_path: Path, content: bytes) -> None:
+    site = make_site(tmp_path)
+    (site / "robots.txt").write_bytes(content)
+    result = sitemapkit("build", str(site), "--base-url", "https://example.org/")
+    reason = f"a NUL byte at offset {content.index(0)}" if 0 in content else f"byte 0xe9 at offset {content.index(0xE9)} is not UTF-8"
+    assert (result.returncode, result.stderr) == (
+        2, f"sitemapkit: error: {site / 'robots.txt'} is not a UTF-8 text file ({reason}); it was left as it is\n"
+    )
+    assert (site / "robots.txt").read_bytes() == content
+    assert not (site / "sitemap.xml").exists()
+
+
+def test_check_inflates_a_gzip_bomb_only_up_to_the_limit(tmp_path: Path) -> None:
+    import resource
+    import zlib
+
+    site = make_site(tmp_path)
+    # 1 GiB of zeros in about 1 MB: sixteen members of 64 MiB each.
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    member = compressor.compress(bytes(64 << 20)) + compressor.flush()
+    (site / "sitemap.xml.gz").write_bytes(member * 16)
+
+    def limit_memory() -> None:
+        # Far less than inflating the whole file takes: reading it whole fails.
+        resource.setrlimit(resource.RLIMIT_AS, (768 << 20, 768 << 20))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", "https://example.org/", "--filename", "sitemap.xml.gz"],
+        capture_output=True, text=True, timeout=120, preexec_fn=limit_memory,
+    )
+    assert (result.returncode, result.stderr) == (1, "")
+    assert result.stdout == (
+        "sitemap.xml.gz:0: more than 52,428,800 bytes uncompressed; the limit is 52,428,800 (not read further)\n"
+        "sitemapkit check: 0 URLs in 1 file; 1 problem\n"
+    )

@@ -7,6 +7,9 @@ is read as a redirect. A sitemap should list neither.
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -200,6 +203,87 @@ def test_non_ascii_canonical_matches_the_encoded_url(tmp_path, encoding, page_ur
     page.write_bytes(f"<html><head>{head}</head><body></body></html>".encode(encoding))
     assert check_built_page(page, page_url) == (None, None)
     assert check_built_page(page, "https://example.com/other/")[0] == "canonical"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize(
+    ("head", "reason"),
+    [
+        ('<meta name="robots" content="noindex">', "noindex"),
+        ('<meta http-equiv="refresh" content="0; url=/new/">', "redirect"),
+        ('<link rel="canonical" href="/\u00fcber/">', "canonical"),
+        ('<meta name="robots" content="index">', None),
+    ],
+)
+def test_a_utf16_page_with_a_byte_order_mark_is_read_in_its_encoding(tmp_path, encoding, head, reason):
+    page = tmp_path / "page.html"
+    bom = "\ufeff".encode(encoding)
+    page.write_bytes(bom + _page(head, body='<meta name="robots" content="noindex">').encode(encoding))
+    assert check_built_page(page, PAGE_URL)[0] == reason
+    if reason == "canonical":
+        assert check_built_page(page, PAGE_URL)[1] == "https://example.com/\u00fcber/"
+        assert check_built_page(page, "https://example.com/\u00fcber/") == (None, None)
+
+
+def test_a_declared_utf16_charset_in_a_page_without_bom_is_read_as_utf8(tmp_path):
+    # HTML standard, "prescan a byte stream": a <meta> naming UTF-16 means UTF-8
+    # (bytes that could be read as ASCII this far are no UTF-16).
+    page = tmp_path / "page.html"
+    page.write_bytes(b'<html><head><meta charset="utf-16"><link rel="canonical" href="/caf\xe9/"></head></html>')
+    assert check_built_page(page, PAGE_URL) == ("canonical", "https://example.com/caf\ufffd/")
+
+
+def test_a_utf16_head_cut_by_the_read_limit_still_gives_an_answer(tmp_path):
+    page = tmp_path / "page.html"
+    # An odd number of bytes, and a surrogate pair cut in two at the limit.
+    text = "<head><meta name=robots content=noindex>" + "\U0001f600" * HEAD_READ_LIMIT
+    page.write_bytes(b"\xff\xfe" + text.encode("utf-16-le")[: HEAD_READ_LIMIT - 3])
+    assert check_built_page(page, PAGE_URL) == ("noindex", None)
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        # The head of the report: every "<meta" left open, and a non-UTF-8 byte in
+        # a robots meta so that the declared charset is searched for.
+        b'<meta name="robots" content="\xff">' + b"<meta" * 12_000,
+        b'<meta name="robots" content="\xff">' + b"<meta charset" * 5_000,
+        b'<meta name="robots" content="x">' + b'<a b="' * 10_000,
+        b'<meta name="robots" content="x">' + b"<a ='\"" * 10_000,
+        b'<meta name="robots" content="x">' + b"<!--" * 15_000,
+        b'<meta name="robots" content="x"><script>' + b"</script" * 8_000,
+        b"<link rel=canonical href='" * 2_500,
+        b"<meta name=robots content=noindex " * 1_800,
+        b"\xff\xfe" + ('<meta name="robots" content="x">' + "<meta" * 6_000).encode("utf-16-le"),
+    ],
+    ids=["unclosed-meta", "unclosed-meta-charset", "open-quotes", "equals-quotes", "comments", "raw-text",
+         "canonical-open-quotes", "robots-unclosed", "utf16-unclosed-meta"],
+)
+def test_reading_a_head_takes_time_linear_in_its_size(tmp_path, head):
+    # About 60 KB each. Linear reading takes milliseconds; the quadratic charset
+    # search took seconds on the first case. A second is generous for a loaded
+    # machine and still far below what quadratic work costs.
+    page = tmp_path / "page.html"
+    page.write_bytes(b"<html><head>" + head[: HEAD_READ_LIMIT - 20])
+    started = time.perf_counter()
+    check_built_page(page, PAGE_URL)
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_fifo_handed_over_as_a_page_raises_oserror_and_does_not_hang(tmp_path):
+    fifo = tmp_path / "pipe.html"
+    os.mkfifo(fifo)
+    # Nothing writes into it: without O_NONBLOCK, opening it would wait forever.
+    with pytest.raises(OSError, match="not a regular file"):
+        check_built_page(fifo, PAGE_URL)
+    (tmp_path / "empty.html").write_bytes(b"")
+    assert check_built_page(tmp_path / "empty.html", PAGE_URL) == (None, None)
+
+
+def test_a_folder_named_like_a_page_raises_oserror(tmp_path):
+    (tmp_path / "x.html").mkdir()
+    with pytest.raises(OSError):
+        check_built_page(tmp_path / "x.html", PAGE_URL)
 
 
 def test_a_missing_file_raises_oserror(tmp_path):

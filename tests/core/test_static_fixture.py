@@ -38,13 +38,16 @@ def test_static_site_lists_only_indexable_pages(tmp_path: Path) -> None:
         *(f"https://example.org/names/{name}.html" for name in NAMES),
     }
     summary = result.stdout.splitlines()[0]
-    assert summary.endswith("excluded 1 canonical, 2 error page, 1 noindex, 1 redirect, 1 robots.txt"), summary
+    assert summary.endswith("excluded 1 canonical, 2 error page, 2 noindex, 1 redirect, 1 robots.txt"), summary
     assert assert_every_page_accounted(site, "https://example.org/", result.stdout) == {
         "404.html": "error page", "fr/404.html": "error page", "blog/draft.html": "noindex",
-        "blog/print.html": "canonical", "old/index.html": "redirect", "private/index.html": "robots.txt",
+        "blog/draft-utf16.html": "noindex", "blog/print.html": "canonical", "old/index.html": "redirect",
+        "private/index.html": "robots.txt",
     }
     # Verbose: every excluded URL with its reason.
     assert "excluded (noindex): https://example.org/blog/draft.html" in result.stdout
+    # Read through its byte order mark: UTF-16 is no reason to list a noindex page.
+    assert "excluded (noindex): https://example.org/blog/draft-utf16.html" in result.stdout
     assert "excluded (robots.txt): https://example.org/private/" in result.stdout
     assert "excluded (canonical): https://example.org/blog/print.html -> https://example.org/blog/q&a.html" in result.stdout
     robots = (site / "robots.txt").read_text()
@@ -63,4 +66,4 @@ def test_each_check_can_be_switched_off(tmp_path: Path) -> None:
         capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stderr
-    assert len(sitemap_entries(site)) == 8 + 1 + len(NAMES)
+    assert len(sitemap_entries(site)) == 9 + 1 + len(NAMES)

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,55 @@ def test_urlset_table_lists_every_url_in_order():
     assert first_row.xpath("td[4]/a/@href") == ["https://example.com/", "https://example.com/de/"]
     assert page.xpath("//tbody/tr[4]/td[3]/text()") == []  # no lastmod: an empty cell
     assert "5" in page.xpath("string(//p[@class='intro'])")
+
+
+HOSTILE_URLS = [
+    "javascript:alert(document.domain)",
+    "JavaScript:alert(1)//http://example.com/",
+    " javascript:alert(1)",
+    "java\tscript:alert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "vbscript:msgbox(1)",
+    "//evil.example/x",
+    "/relative/path",
+    "ftp://example.com/file",
+    "https:alert(1)",
+]
+
+
+def test_only_http_and_https_urls_become_links():
+    # A sitemap read from anywhere may hold any text where a URL belongs; the view
+    # shows it, but a click can only ever lead to a web page.
+    rows = [("https://example.com/ok", "HTTP://EXAMPLE.COM/upper")] + [(url, url) for url in HOSTILE_URLS]
+    urlset = (
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">'
+        + "".join(
+            f"<url><loc>{escape(loc)}</loc>"
+            f'<xhtml:link rel="alternate" hreflang="en" href="{escape(href, quote=True)}"/>'
+            '<xhtml:link rel="alternate" hreflang="de" href="https://example.com/de/"/></url>'
+            for loc, href in rows
+        )
+        + "</urlset>"
+    )
+    index = (
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        + "".join(f"<sitemap><loc>{escape(loc)}</loc></sitemap>" for loc, _ in rows)
+        + "</sitemapindex>"
+    )
+    for page in (_transform(urlset), _transform(index)):
+        hrefs = page.xpath("//a/@href")
+        assert hrefs and all(href.lower().startswith(("http://", "https://")) for href in hrefs), hrefs
+        cells = page.xpath("//tbody/tr/td[2]")
+        # Every URL is still shown, as text when it is no web address.
+        assert [" ".join(cell.text_content().split()) for cell in cells] == [" ".join(loc.split()) for loc, _ in rows]
+        assert cells[0].xpath("a/@data-decode") == [""]
+        assert all(cell.xpath("a") == [] for cell in cells[1:])
+    page = _transform(urlset)
+    assert page.xpath("//tbody/tr[1]/td[4]/a/@href") == ["HTTP://EXAMPLE.COM/upper", "https://example.com/de/"]
+    assert page.xpath("//tbody/tr[1]/td[4]/a/@hreflang") == ["en", "de"]
+    for row in page.xpath("//tbody/tr")[1:]:
+        assert row.xpath("td[4]/a/@href") == ["https://example.com/de/"]
+        assert row.xpath("string(td[4])").split() == ["en", "de"]
 
 
 def test_urlset_without_alternates_has_no_languages_column():
