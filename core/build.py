@@ -58,6 +58,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     # What each page's head declares (its dates, its hreflang alternates), from the
     # same one read as the noindex, canonical and redirect checks.
     heads: dict[str, HeadFacts] = {}
+    broken_canonicals: list[str] = []
     for page in pages:
         if page.output is not None:
             handed.add(os.fspath(page.output))
@@ -75,7 +76,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         elif not page.listed:
             reason = "metadata"
         else:
-            reason = _exclusion(page, loc, scope, options, rules, heads)
+            reason = _exclusion(page, loc, scope, options, rules, heads, output_dir, broken_canonicals)
         if isinstance(reason, tuple):
             report.excluded.append(Excluded(loc, reason[0], reason[1]))
             left_out[loc] = page
@@ -92,6 +93,11 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
             kept[loc] = page
 
     report.excluded.extend(_pages_not_handed(output_dir, handed, scope, options))
+    if broken_canonicals:
+        shown = ", ".join(broken_canonicals[:3]) + (f" and {len(broken_canonicals) - 3} more" if len(broken_canonicals) > 3 else "")
+        report.notices.append(Notice(
+            "canonical", f"listed {len(broken_canonicals)} page(s) whose canonical link names a page the site does not have: {shown}"
+        ))
     _resolve_dates(kept, left_out, scoped, options, scope, report, heads)
     _resolve_alternates(kept, options, report, heads)
 
@@ -210,7 +216,8 @@ def _path(value) -> Path:
 
 
 def _exclusion(
-    page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None, heads: dict[str, HeadFacts]
+    page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None, heads: dict[str, HeadFacts],
+    output_dir: Path | None = None, broken: list[str] | None = None,
 ) -> str | tuple[str, str] | None:
     """Why ``page`` must stay out of the sitemap (a reason, or a reason and where
     the page points), or None. The cheap checks first: globs, then robots.txt
@@ -246,9 +253,34 @@ def _exclusion(
         # A canonical target that is a page of the site is listed under its own
         # entry; the report says where the left-out page points.
         if reason == "canonical" and target:
+            if output_dir is not None and _serves(output_dir, scope, target) is False:
+                # A canonical naming a page the site does not have is broken
+                # (Zensical writes ".../what" for ".../what%3F/"): crawlers pass
+                # over it, so the page stays listed, and the user is told.
+                if broken is not None:
+                    broken.append(f"{loc} -> {target}")
+                return None
             return ("canonical", target)
         return reason
     return None
+
+
+def _serves(output_dir: Path, scope: Scope, url: str) -> bool | None:
+    """Whether the output folder holds a file a static host serves at ``url``
+    (itself, its ``index.html``, or ``<url>.html``), or the page in the other URL
+    form (``guide/install.html`` for ``guide/install/``: the page a canonical
+    written for the other form means); None for a URL outside the base folder,
+    whose pages this build does not know."""
+    key = comparable_url(url)
+    prefix = comparable_url(scope.prefix)
+    if not key.startswith(prefix):
+        return None
+    below = unquote(key[len(prefix):].split("?", 1)[0].split("#", 1)[0])
+    if below in ("", "/") or below.endswith("/"):
+        candidates = [below + "index.html", below + "index.htm"] + ([below[:-1] + ".html"] if below.strip("/") else [])
+    else:
+        candidates = [below, below + ".html", below + "/index.html"]
+    return any((output_dir / name).is_file() for name in candidates)
 
 
 def _other_builder_form(output: Path | str, loc: str, target: str) -> bool:

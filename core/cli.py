@@ -121,13 +121,22 @@ def cmd_build(args: argparse.Namespace) -> int:
         from .sources import with_mirrored_sources
 
         pages = with_mirrored_sources(pages, site_dir, Path(args.source))
-    report = build_site(sorted(pages, key=lambda p: p.loc), options, site_dir)
+    pages = sorted(pages, key=lambda p: p.loc)
+    report = build_site(pages, options, site_dir)
     if args.config and report.urls:
         from .mkdocsconfig import GENERATOR_SITEMAPS
 
+        written = list(report.files)
+        companion = options.xml_companion()
+        if companion is not None:
+            # MkDocs-shaped sites (Material, Zensical) read sitemap.xml in the
+            # browser: instant navigation and the version selector. A text sitemap
+            # leaves them a current sitemap.xml urlset, never the generator's.
+            written += build_site(pages, companion, site_dir).files
+            print("sitemapkit: also wrote sitemap.xml, which Material's and Zensical's instant navigation read")
         # Under another name than the generator's own, ours would leave its
         # sitemap.xml (and .gz) published, stale from this build on.
-        publish.remove_files(site_dir, [name for name in GENERATOR_SITEMAPS if name not in report.files])
+        publish.remove_files(site_dir, [name for name in GENERATOR_SITEMAPS if name not in written])
     for notice in report.notices:
         print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
     print(report.details().rstrip("\n") if options.verbose else report.summary())

@@ -183,6 +183,19 @@ class Options:
         if self.report_file is not None:
             _check_filename("report_file", self.report_file, (".txt", ".json"))
 
+    def xml_companion(self) -> Options | None:
+        """With ``format: txt``, the options of the ``sitemap.xml`` urlset written
+        beside it for readers in the browser (Material's instant navigation and
+        mike's version selector fetch sitemap.xml and read its <loc>s); None for
+        XML, which is sitemap.xml already. It touches neither robots.txt nor the
+        report file: the text sitemap is the one announced."""
+        if self.format != "txt":
+            return None
+        return dataclasses.replace(
+            self, format="xml", filename="sitemap.xml", robots_txt=False, report_file=None, gzip_copy=False,
+            verbose=False,
+        )
+
     @property
     def base_path(self) -> str:
         """The path of ``base_url``, always ending in ``/``."""

@@ -24,7 +24,6 @@ translation, so it gets no alternates.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -147,15 +146,11 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         self.files = []
         try:
             report = build_site(pages, self.options, Path(config.site_dir))
-            if self.options.format == "txt" and _reads_sitemap_xml(config):
-                # Material's instant navigation and mike's version selector fetch
-                # sitemap.xml and read its <loc>s; a text sitemap alone leaves
-                # them without one (or with a stale one). The same pages, as XML.
-                xml = dataclasses.replace(
-                    self.options, format="xml", filename="sitemap.xml", robots_txt=False, report_file=None,
-                    gzip_copy=False,
-                )
-                build_site(pages, xml, Path(config.site_dir))
+            companion = self.options.xml_companion()
+            if companion is not None and _reads_sitemap_xml(config):
+                # A text sitemap alone would leave Material's instant navigation
+                # and version selector without the sitemap.xml they fetch.
+                build_site(pages, companion, Path(config.site_dir))
                 log.logger.info("sitemapkit: also wrote sitemap.xml, which Material's instant navigation reads")
         except ConfigError as error:
             raise PluginError(error.for_setting(_setting_name(error.option))) from None

@@ -307,6 +307,22 @@ class TestCanonicalNamesTheSameFile:
         assert report.excluded == []
         assert set(sitemap_entries(out)) == {BASE + "a&b/", BASE + "%C3%BC/"}
 
+    def test_a_canonical_naming_no_page_of_the_site_is_passed_over_with_a_warning(self, tmp_path: Path) -> None:
+        # Zensical writes ".../names/what" as the canonical of names/what%3F/.
+        self._page(tmp_path, "names/what?/index.html", BASE + "names/what")
+        self._page(tmp_path, "print/index.html", BASE + "names/what%3F/")
+        self._page(tmp_path, "far/index.html", "https://elsewhere.example/page/")
+        pages = [Page.from_path(f"{name}/", output=tmp_path / f"{name}/index.html") for name in ("names/what?", "print", "far")]
+        report = build_site(pages, Options(base_url=BASE, robots_txt=False), tmp_path)
+        assert set(sitemap_entries(tmp_path)) == {BASE + "names/what%3F/"}
+        assert sorted((e.loc, e.reason) for e in report.excluded) == [
+            (BASE + "far/", "canonical"), (BASE + "print/", "canonical"),
+        ]
+        assert [(n.code, n.message) for n in report.notices] == [("canonical", (
+            "listed 1 page(s) whose canonical link names a page the site does not have: "
+            f"{BASE}names/what%3F/ -> {BASE}names/what"
+        ))]
+
     def test_other_builder_form_is_the_page_itself_unless_that_file_exists(self, tmp_path: Path) -> None:
         # Sphinx 7.4 and 8.0 dirhtml: guide/install/ says canonical guide/install.html.
         self._page(tmp_path, "guide/install/index.html", BASE + "guide/install.html")
