@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError, OutputError, SitemapkitError, UrlError
+from .languages import language_tag
 from .urls import encode_path
 from .model import (
     CHANGEFREQ_VALUES,
@@ -29,7 +30,7 @@ from .model import (
 if TYPE_CHECKING:
     from .lastmod import LastmodResult, resolve_lastmods
     from .build import build_site
-    from .frontmatter import front_matter_lastmod, front_matter_listed
+    from .frontmatter import FRONT_MATTER_DATE_ADVICE, front_matter_lastmod, front_matter_listed
 
 __version__ = "0.1.0"
 
@@ -38,6 +39,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "build_site": "build", "resolve_lastmods": "lastmod", "LastmodResult": "lastmod",
     "front_matter_lastmod": "frontmatter", "front_matter_listed": "frontmatter",
+    "FRONT_MATTER_DATE_ADVICE": "frontmatter",
 }
 
 
@@ -60,6 +62,7 @@ __all__ = [
     "MAX_URLS_PER_SITEMAP",
     "ConfigError",
     "Excluded",
+    "FRONT_MATTER_DATE_ADVICE",
     "LastmodResult",
     "Notice",
     "Options",
@@ -73,5 +76,6 @@ __all__ = [
     "encode_path",
     "front_matter_lastmod",
     "front_matter_listed",
+    "language_tag",
     "resolve_lastmods",
 ]

@@ -12,31 +12,38 @@ import datetime as dt
 import fnmatch
 import operator
 import os
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from . import publish
 from .errors import OutputError, SitemapkitError, UrlError
-from .htmlcheck import HeadFacts, check_built_page, comparable_url, inspect_built_page
+from .htmlcheck import HeadFacts, check_built_page, inspect_built_page
 from .lastmod import resolve_lastmods
 from .model import ERROR_PAGES, Excluded, Notice, Options, Page, Report
 from .robots import merge_sitemap_lines, read_robots_txt
 from .robotsrules import RobotsRules
-from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, EncodeResult, format_lastmod, encode_pages
-from .urls import HTML_SUFFIXES, OutOfScope, Scope, encode_path, file_spelling, path_of_file
+from .dates import W3C_DATETIME, lastmod_instant, parse_lastmod
+from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, encode_pages
+from .languages import X_DEFAULT, language_tag
+from .urls import HTML_SUFFIXES, OutOfScope, Scope, comparable_url, encode_path, file_spelling, path_of_file
 
 ROBOTS_TXT = "robots.txt"
 
 
-def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) -> Report:
+def build_site(
+    pages: Iterable[Page], options: Options, output_dir: Path | str, *, page_dates: str | None = None
+) -> Report:
     """Write the sitemaps for ``pages`` into ``output_dir`` and return the report.
 
     Raises :class:`SitemapkitError` for input that cannot be written; pages that
     must be left out (scope, exclude globs, noindex, canonical, redirects,
     robots.txt rules, the adapter's ``exclude_reason``) are reported, not raised,
     and so is every HTML file in ``output_dir`` that no page stands for.
+    ``page_dates`` says how the caller's pages can state their own date, in its
+    users' terms ("give the pages a 'date' in their front matter"); None where
+    they cannot. Notices offer it only when it is given, so every user is told
+    only what they can do.
     """
     output_dir = Path(output_dir)
     if not output_dir.is_dir():
@@ -98,7 +105,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         report.notices.append(Notice(
             "canonical", f"listed {len(broken_canonicals)} page(s) whose canonical link names a page the site does not have: {shown}"
         ))
-    _resolve_dates(kept, left_out, scoped, options, scope, report, heads)
+    _resolve_dates(kept, left_out, scoped, options, scope, report, heads, page_dates)
     _resolve_alternates(kept, options, report, heads)
 
     template_dir = Path(options.stylesheet_template) if options.stylesheet_template else None
@@ -116,6 +123,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
             raise
         raise UrlError(str(error)) from None
     report.excluded.extend(result.excluded)
+    report.notices.extend(result.notices)
     report.urls = result.urls
     names = [f.name for f in files]
     # A <filename>.gz another generator (MkDocs' themes) or an earlier run left
@@ -308,7 +316,7 @@ def _other_builder_form(output: Path | str, loc: str, target: str) -> bool:
 
 def _resolve_dates(
     kept: dict[str, Page], left_out: dict[str, Page], scoped: dict[str, str], options: Options, scope: Scope,
-    report: Report, heads: dict[str, HeadFacts],
+    report: Report, heads: dict[str, HeadFacts], page_dates: str | None = None,
 ) -> None:
     """Each page's date, the first there is of: its metadata (front matter); the
     git date or file time of its source, when that is a file of its own; the
@@ -348,7 +356,7 @@ def _resolve_dates(
     })
     dates: dict[Path, dt.datetime | None] = {}
     if sources:
-        resolved_sources = resolve_lastmods(sources, options.lastmod)
+        resolved_sources = resolve_lastmods(sources, options.lastmod, page_dates=page_dates)
         # Keyed by the source as pages give it too, so each page looks its date up
         # without making a Path again.
         dates = {**resolved_sources.dates, **{str(path): date for path, date in resolved_sources.dates.items()}}
@@ -373,7 +381,11 @@ def _resolve_dates(
             value = _parse_front_matter_date(value, page)
         if value is not page.lastmod and loc in kept:
             kept[loc] = _with_lastmod(page, value)
-        instant = _instant(value)
+        try:
+            instant = lastmod_instant(value)
+        except UrlError as error:
+            where = f"{page.source} ({page.loc})" if page.source is not None else repr(page.loc)
+            raise UrlError(f"lastmod of {where}: {error}") from None
         if instant is not None:
             resolved[loc] = (instant, value)
     # Listing pages (tags, categories, indexes) changed when their newest member did.
@@ -390,8 +402,6 @@ def _is_own_output(page: Page) -> bool:
 def _head_date(facts: HeadFacts):
     """The first of the head's dates (most trusted first) that is a date; one that
     is not is passed over, as crawlers pass over it."""
-    from .lastmod import parse_lastmod
-
     for written in facts.modified:
         try:
             return parse_lastmod(written)
@@ -414,37 +424,12 @@ def _with_lastmod(page: Page, value) -> Page:
     return Page(*values)
 
 
-def _instant(value) -> dt.datetime | None:
-    """``format_lastmod(value)[1]``, the moment a lastmod stands for, without
-    writing out the text for the datetimes and dates adapters mostly give; any
-    other value is checked here as the writer will check it."""
-    if type(value) is dt.date:
-        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
-    if isinstance(value, dt.datetime):
-        if value.utcoffset() is None:
-            value = value.replace(tzinfo=dt.timezone.utc)
-        return value.replace(microsecond=0) if value.microsecond else value
-    formatted = format_lastmod(value)
-    return None if formatted is None else formatted[1]
-
-
 def _parse_front_matter_date(value: str, page: Page):
-    from .lastmod import parse_lastmod
-
     try:
         return parse_lastmod(value)
     except ValueError as error:
         where = f"{page.source} ({page.loc})" if page.source is not None else repr(page.loc)
         raise UrlError(f"lastmod of {where}: {error}") from None
-
-
-_LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*\Z")
-
-
-def _language_tag(code: str) -> str | None:
-    """A BCP 47 tag as hreflang wants it (``pt_BR`` -> ``pt-BR``), or None."""
-    tag = code.strip().replace("_", "-")
-    return tag if _LANGUAGE_TAG.match(tag) else None
 
 
 def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report, heads: dict[str, HeadFacts]) -> None:
@@ -460,7 +445,7 @@ def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report,
         if page.translation_key is not None and page.hreflang:
             groups.setdefault(page.translation_key, []).append((page.hreflang, loc))
     bad: set[str] = set()
-    x_default = _language_tag(options.x_default) if options.x_default else None
+    x_default = language_tag(options.x_default) if options.x_default else None
     for loc, page in kept.items():
         pairs: dict[str, str] = {}
         given = list(page.alternates)
@@ -468,20 +453,20 @@ def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report,
             given += groups.get(page.translation_key, ())
         if page.hreflang:
             given.append((page.hreflang, loc))
-        given = [(code, href) for code, href in given if code != "x-default"]
+        given = [(code, href) for code, href in given if code != X_DEFAULT]
         for code, href in given:
-            tag = _language_tag(code)
+            tag = language_tag(code)
             if tag is None:
                 bad.add(code)
             else:
                 pairs.setdefault(tag, href)
-        if len(pairs) < 2 or any(_language_tag(code) is None for code, _ in given):
+        if len(pairs) < 2 or any(language_tag(code) is None for code, _ in given):
             if page.alternates:
                 kept[loc] = dataclasses.replace(page, alternates=())
             continue
         alternates = sorted(pairs.items())
         if x_default and x_default in pairs:
-            alternates.append(("x-default", pairs[x_default]))
+            alternates.append((X_DEFAULT, pairs[x_default]))
         kept[loc] = dataclasses.replace(page, alternates=tuple(alternates))
     if bad:
         report.notices.append(Notice(
@@ -514,7 +499,7 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
         pairs = set()
         problem = None
         for code, href in facts.alternates:
-            tag = "x-default" if code.strip().lower() == "x-default" else _language_tag(code)
+            tag = "x-default" if code.strip().lower() == "x-default" else language_tag(code)
             target = by_key.get(comparable_url(href))
             if tag is None:
                 problem = f"{code!r} is not a language tag"
@@ -554,7 +539,7 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
                 alternates = ()
             else:
                 alternates = tuple(languages)
-                x_default = _language_tag(options.x_default) if options.x_default else None
+                x_default = language_tag(options.x_default) if options.x_default else None
                 if defaults:
                     alternates += (("x-default", defaults[0]),)
                 elif x_default and x_default in dict(languages):

@@ -121,8 +121,14 @@ def cmd_build(args: argparse.Namespace) -> int:
         from .sources import with_mirrored_sources
 
         pages = with_mirrored_sources(pages, site_dir, Path(args.source))
+    if args.config:
+        from .frontmatter import FRONT_MATTER_DATE_ADVICE as page_dates
+    else:
+        # A plain folder's pages (or those --source finds no source for) are dated
+        # by their heads before their file times.
+        from .htmlcheck import HEAD_DATE_ADVICE as page_dates
     pages = sorted(pages, key=lambda p: p.loc)
-    report = build_site(pages, options, site_dir)
+    report = build_site(pages, options, site_dir, page_dates=page_dates)
     if args.config and report.urls:
         from .mkdocsconfig import GENERATOR_SITEMAPS
 

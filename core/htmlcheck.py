@@ -18,11 +18,11 @@ unparsed; of the others only the ``<meta>``, ``<link>`` and ``<base>`` tags that
 hold one of them reach the HTML parser. Checking a page costs about 0.1 ms,
 little next to building it (``tests/benchmarks/bench_htmlcheck.py``).
 
-How two URLs are compared (see :func:`comparable_url`): scheme and host are
+How two URLs are compared (see :func:`sitemapkit.urls.comparable_url`): scheme and host are
 case-insensitive, a default port (80, 443) equals none, percent-escapes are
 compared in one spelling (RFC 3986 section 6.2.2), and a page's own URL and its
 canonical or refresh target are compared by the file they name, their paths
-decoded (:func:`same_file_key`: ``a%26b/`` is ``a&b/``), dot segments are
+decoded (:func:`sitemapkit.urls.same_file_key`: ``a%26b/`` is ``a&b/``), dot segments are
 resolved, the fragment is ignored, and a path ending in ``/index.html`` (or ``/index.htm``)
 equals the same path ending in ``/``, since static hosts serve one file for both
 (Sphinx, for one, names ``.../index.html`` as canonical for a page published as
@@ -44,10 +44,8 @@ import stat
 from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from .robotsrules import normalise_percent_encoding
-from .urls import encode_path, file_spelling
+from .urls import comparable_url, encode_path, resolve_web_reference, same_file_key
 
 #: Bytes read from the start of each page at most. A head is a few KiB; a page
 #: whose head runs past this (inline scripts and styles) is checked on what fits.
@@ -87,6 +85,12 @@ _HREFLANG_MARKERS = (b"hreflang",)
 #: dateModified (Hugo, Jekyll's jekyll-seo-tag, WordPress and most blog themes
 #: write one or more of these).
 HEAD_DATE_PROPERTIES = ("article:modified_time", "og:updated_time")
+#: How a page gives its own date in its head: what ``sitemapkit build`` offers
+#: when git and file times cannot date the pages.
+HEAD_DATE_ADVICE = (
+    "declare each page's date in its head (<meta property> " + " or ".join(HEAD_DATE_PROPERTIES)
+    + ", or JSON-LD dateModified)"
+)
 
 _ROBOTS_META_NAMES = frozenset({"robots", "googlebot"})
 # "none" is short for "noindex, nofollow" (Google's and Bing's robots meta docs).
@@ -132,9 +136,6 @@ _META_CHARSET = re.compile(rb"""<meta[^<>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:
 _HTML_WHITESPACE = "\t\n\f\r "
 _C0_CONTROLS_AND_SPACE = "".join(map(chr, range(0x21)))
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-_INDEX_FILES = ("/index.html", "/index.htm")
-
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class HeadFacts:
@@ -172,7 +173,7 @@ def check_built_page(
     when the reason is another one. A switch that is off is not looked at.
 
     A canonical link names the page itself when it names the same file in
-    another spelling (:func:`same_file_key`), when it is the page's own file name
+    another spelling (:func:`sitemapkit.urls.same_file_key`), when it is the page's own file name
     written unencoded (Sphinx writes ``.../c#sharp.html`` for ``c%23sharp.html``),
     or when ``same_page`` (given the target as an absolute URL) says so.
 
@@ -353,44 +354,6 @@ def _utf16_head(fd: int, start: bytes) -> bytes:
     return head if end is None else head[: end.start()]
 
 
-def comparable_url(url: str) -> str:
-    """``url`` spelled so that two spellings of one address compare equal.
-
-    See the module docstring for what counts as the same address.
-    """
-    try:
-        parts = urlsplit(url.strip(_HTML_WHITESPACE))
-        port = parts.port
-    except ValueError:
-        # Unparsable (bad port, broken IPv6 literal): compare the URL as written
-        # rather than fail the build.
-        return url
-    scheme = parts.scheme.lower()
-    host = parts.hostname or ""
-    if host and not host.isascii():
-        try:
-            host = host.encode("idna").decode("ascii")
-        except UnicodeError:
-            pass
-    netloc = host
-    if parts.username is not None or parts.password is not None:
-        netloc = parts.netloc.rpartition("@")[0] + "@" + host
-    if port is not None and port != _DEFAULT_PORTS.get(scheme):
-        netloc += f":{port}"
-    path = _remove_dot_segments(normalise_percent_encoding(parts.path)) or "/"
-    if path.endswith(_INDEX_FILES):
-        path = path[: path.rindex("/") + 1]
-    query = normalise_percent_encoding(parts.query)
-    return urlunsplit((scheme, netloc, path, query, ""))
-
-
-def same_file_key(url: str) -> str:
-    """``url`` spelled so that two URLs naming the same file compare equal: one
-    comparable spelling (:func:`comparable_url`), then the path decoded
-    (:func:`sitemapkit.urls.file_spelling`): ``.../a%26b/`` is ``.../a&b/``."""
-    return file_spelling(comparable_url(url))
-
-
 class _HeadParser(HTMLParser):
     """Collects what the checks need from a page head, nothing else."""
 
@@ -495,19 +458,9 @@ def refresh_url(content: str) -> str | None:
 
 
 def _resolve(base: str, href: str) -> str | None:
-    """``href`` made absolute against ``base``; None unless it is an http(s) URL.
-
-    A canonical or refresh URL that is unparsable or not a web address
-    ("mailto:", "javascript:") is a mistake crawlers pass over, so it counts as
-    absent rather than failing the build.
-    """
-    try:
-        target = urljoin(base, _strip_url(href))
-        if urlsplit(target).scheme.lower() in _DEFAULT_PORTS:
-            return target
-    except ValueError:
-        pass
-    return None
+    """``href`` made absolute against ``base``; None unless it is an http(s) URL
+    (a canonical or refresh URL that is not one is a mistake crawlers pass over)."""
+    return resolve_web_reference(base, _strip_url(href))
 
 
 _ORIGIN = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
@@ -574,21 +527,3 @@ def _decode(tags: bytes, head: bytes) -> str:
         except LookupError:
             pass
     return tags.decode("utf-8", errors="replace")
-
-
-def _remove_dot_segments(path: str) -> str:
-    # RFC 3986 section 5.2.4, applied to absolute URLs too: urljoin resolves
-    # "." and ".." only in relative references.
-    if "." not in path:
-        return path
-    segments = path.split("/")
-    output: list[str] = []
-    for segment in segments:
-        if segment == "..":
-            if len(output) > 1:
-                output.pop()
-        elif segment != ".":
-            output.append(segment)
-    if segments[-1] in (".", ".."):
-        output.append("")
-    return "/".join(output)

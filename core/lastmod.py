@@ -6,8 +6,7 @@ page of a shallow CI clone, and checkout (or 1970) file times on CI and Nix. Thi
 module returns a date only when it is the real last change, and ``None`` (omit
 ``<lastmod>``) with one :class:`Notice` saying how to fix it otherwise.
 
-It also normalises front-matter dates (:func:`parse_lastmod`) and renders W3C
-Datetime (:func:`format_lastmod`) for the encoder.
+Front-matter dates and W3C Datetime are :mod:`sitemapkit.dates`' business.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from typing import IO
 from .errors import ConfigError
 from .model import LASTMOD_SOURCES, Notice
 
-__all__ = ["NOTICE_CODE", "LastmodResult", "format_lastmod", "parse_lastmod", "resolve_lastmods"]
+__all__ = ["NOTICE_CODE", "LastmodResult", "resolve_lastmods"]
 
 #: The code of every notice this module gives (Sphinx: ``sitemapkit.lastmod``).
 NOTICE_CODE = "lastmod"
@@ -55,7 +54,7 @@ class LastmodResult:
     notices: list[Notice] = dataclasses.field(default_factory=list)
 
 
-def resolve_lastmods(sources: Iterable[Path], mode: str = "auto") -> LastmodResult:
+def resolve_lastmods(sources: Iterable[Path], mode: str = "auto", *, page_dates: str | None = None) -> LastmodResult:
     """Last change of each source file, by ``mode`` (auto | git | mtime | none).
 
     ``git`` takes the last commit that changed the file (one ``git log`` pass for
@@ -63,7 +62,10 @@ def resolve_lastmods(sources: Iterable[Path], mode: str = "auto") -> LastmodResu
     uncommitted changes or lie outside the repository get their file time.
     ``auto`` is ``git`` when the sources are in a git work tree and git is
     installed, else ``mtime``. Untrustworthy dates (shallow history, flat or
-    pre-1980 file times) come back as ``None``, with one notice per cause.
+    pre-1980 file times) come back as ``None``, with one notice per cause; the
+    notice offers ``page_dates`` (how the caller's pages state a date of their
+    own, in its terms) where it is given. ``git`` where git cannot be asked (no
+    work tree, git not installed) is a :class:`ConfigError`.
     """
     if mode not in LASTMOD_SOURCES:
         raise ConfigError("lastmod", f"{mode!r} is not one of {', '.join(LASTMOD_SOURCES)}")
@@ -80,108 +82,12 @@ def resolve_lastmods(sources: Iterable[Path], mode: str = "auto") -> LastmodResu
         dates.update(outcome.dates)
         notices.extend(outcome.notices)
         use_mtime = outcome.use_mtime
-    mtimes, mtime_notice = _file_times(use_mtime)
+    mtimes, mtime_notice = _file_times(use_mtime, page_dates)
     dates.update(mtimes)
     if mtime_notice:
         notices.append(mtime_notice)
     # Callers get their paths back in the order they gave them.
     return LastmodResult({p: dates.get(p) for p in paths}, notices)
-
-
-# ---- front-matter dates and W3C Datetime -----------------------------------------
-
-# W3C Datetime (https://www.w3.org/TR/NOTE-datetime) as sitemaps.org accepts it:
-# a full date, optionally a time of hh:mm[:ss[.s]] and a zone (Z or +hh:mm). A space
-# instead of "T", a missing zone (taken as UTC) and +hhmm are accepted because YAML
-# and people write them.
-_DATETIME = re.compile(
-    r"""
-    (?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})
-    (?:
-        [Tt\ ]
-        (?P<hour>\d{2}):(?P<minute>\d{2})
-        (?::(?P<second>\d{2})(?:[.,]\d+)?)?
-        \ ?
-        (?P<zone>[Zz]|[+-]\d{2}(?::?\d{2})?)?
-    )?
-    """,
-    # ASCII: int() would also read other scripts' digits, which no date format uses.
-    re.VERBOSE | re.ASCII,
-)
-
-_EXPECTED = "a date like 2024-05-01, 2024-05-01 10:00 or 2024-05-01T10:00:00+02:00"
-
-
-def parse_lastmod(value: object) -> dt.date | dt.datetime:
-    """A front-matter date as a ``date`` or a timezone-aware ``datetime``.
-
-    Dates without a time stay dates; naive datetimes are taken as UTC; times are
-    cut to whole seconds, the precision the sitemap is written with. Raises
-    ``ValueError`` naming the value for anything else.
-    """
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is None or value.utcoffset() is None:
-            value = value.replace(tzinfo=_UTC)
-        return value.replace(microsecond=0)
-    if isinstance(value, dt.date):
-        return value
-    if not isinstance(value, str):
-        raise ValueError(f"lastmod {value!r} is a {type(value).__name__}, not a date: expected {_EXPECTED}")
-    text = value.strip()
-    match = _DATETIME.fullmatch(text)
-    if not match:
-        raise ValueError(f"lastmod {value!r} is not a date: expected {_EXPECTED}")
-    part = match.groupdict()
-    try:
-        day = dt.date(int(part["year"]), int(part["month"]), int(part["day"]))
-        if part["hour"] is None:
-            return day
-        zone = _parse_zone(part["zone"])
-        return dt.datetime(
-            day.year,
-            day.month,
-            day.day,
-            int(part["hour"]),
-            int(part["minute"]),
-            int(part["second"] or 0),
-            tzinfo=zone,
-        )
-    except ValueError as error:
-        # datetime's own words ("month must be in 1..12") name the bad field.
-        raise ValueError(f"lastmod {value!r} is not a valid date: {error}") from None
-
-
-def _parse_zone(text: str | None) -> dt.timezone:
-    if text is None or text in ("Z", "z"):
-        return _UTC
-    sign = -1 if text[0] == "-" else 1
-    digits = text[1:].replace(":", "")
-    hours, minutes = int(digits[:2]), int(digits[2:] or 0)
-    if hours > 23 or minutes > 59:
-        raise ValueError(f"time zone offset {text} is out of range")
-    return dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes))
-
-
-def format_lastmod(value: object) -> str:
-    """W3C Datetime for ``<lastmod>``: ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ss+HH:MM``.
-
-    Accepts whatever :func:`parse_lastmod` accepts. Datetimes keep their own offset
-    (UTC prints as +00:00); an offset with seconds, which W3C Datetime cannot
-    express, is converted to UTC.
-    """
-    moment = parse_lastmod(value)
-    if not isinstance(moment, dt.datetime):
-        return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
-    offset = moment.utcoffset() or dt.timedelta(0)
-    if offset % dt.timedelta(minutes=1):
-        moment, offset = moment.astimezone(_UTC), dt.timedelta(0)
-    sign = "-" if offset < dt.timedelta(0) else "+"
-    offset_minutes = abs(offset) // dt.timedelta(minutes=1)
-    return (
-        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
-        f"T{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}"
-        f"{sign}{offset_minutes // 60:02d}:{offset_minutes % 60:02d}"
-    )
 
 
 # ---- git -------------------------------------------------------------------------
@@ -235,19 +141,17 @@ def _git_dates(paths: list[Path], *, explicit: bool) -> _GitOutcome:
     if start is None:
         return _GitOutcome({}, paths, [])
     if shutil.which("git") is None:
-        notices = [_notice("lastmod is 'git' but git is not installed; using file times instead.")] if explicit else []
-        return _GitOutcome({}, paths, notices)
+        if explicit:
+            raise ConfigError("lastmod", "'git' asks for git dates, but git is not installed")
+        return _GitOutcome({}, paths, [])
     try:
         repo = _find_repo(start)
     except _GitRefused as refusal:
         return _git_refused(paths, str(refusal), explicit=explicit)
     if repo is None:
-        notices = (
-            [_notice(f"lastmod is 'git' but {start} is not in a git work tree; using file times instead.")]
-            if explicit
-            else []
-        )
-        return _GitOutcome({}, paths, notices)
+        if explicit:
+            raise ConfigError("lastmod", f"'git' asks for git dates, but {start} is not in a git work tree")
+        return _GitOutcome({}, paths, [])
 
     # Repository-relative names as git prints them: bytes with "/" separators.
     top_prefix = repo.top.rstrip(os.sep) + os.sep
@@ -524,7 +428,9 @@ def _nul_fields(stream: IO[bytes]) -> Iterator[bytes]:
 # ---- file times ------------------------------------------------------------------
 
 
-def _file_times(paths: list[Path]) -> tuple[dict[Path, dt.datetime | None], Notice | None]:
+def _file_times(
+    paths: list[Path], page_dates: str | None = None
+) -> tuple[dict[Path, dt.datetime | None], Notice | None]:
     """Modification times, withheld when they cannot be a page's real last change."""
     dates: dict[Path, dt.datetime | None] = {}
     seconds: dict[Path, int] = {}
@@ -555,10 +461,13 @@ def _file_times(paths: list[Path]) -> tuple[dict[Path, dt.datetime | None], Noti
         )
     if not reasons:
         return dates, None
+    # Only what this user can do: pages state their own date only where the caller
+    # reads one (front matter, metadata); the command line reads none.
+    remedies = ["Build from a full git clone (lastmod 'auto' or 'git')", page_dates, "set lastmod to 'none'"]
+    offered = [remedy for remedy in remedies if remedy]
     return dates, _notice(
         f"lastmod omitted: {'; '.join(reasons)}, so they do not tell when a page changed. "
-        "Build from a full git clone (lastmod 'auto' or 'git'), give the pages a date in "
-        "their metadata, or set lastmod to 'none'."
+        f"{', '.join(offered[:-1])}, or {offered[-1]}."
     )
 
 

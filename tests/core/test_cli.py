@@ -136,6 +136,21 @@ def test_check_finds_shards_and_over_count(tmp_path: Path) -> None:
     assert ok.returncode == 0 and "4 URLs in" in ok.stdout, ok.stdout
 
 
+def test_x_default_that_is_no_language_is_one_line_naming_the_flag(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    result = sitemapkit("build", str(site), "--base-url", "https://example.org/", "--x-default", "12")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "--x-default: '12' is not a language tag" in result.stderr, result.stderr
+
+
+def test_bad_lastmod_names_the_line_and_the_url(tmp_path: Path) -> None:
+    (tmp_path / "urls.tsv").write_text("https://x.org/a\t2024-05-01\n# comment\nhttps://x.org/b\t2024-13-01\nhttps://x.org/c\n")
+    result = sitemapkit("generate", "--input", str(tmp_path / "urls.tsv"), "--base-url", "https://x.org/", "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "urls.tsv line 3: https://x.org/b: lastmod '2024-13-01'" in result.stderr
+
+
 def test_build_skips_what_is_no_regular_file(tmp_path: Path) -> None:
     site = make_site(tmp_path)
     # Opening a FIFO waits for a writer that never comes; a dangling symlink is
@@ -187,4 +202,30 @@ def test_check_inflates_a_gzip_bomb_only_up_to_the_limit(tmp_path: Path) -> None
     assert result.stdout == (
         "sitemap.xml.gz:0: more than 52,428,800 bytes uncompressed; the limit is 52,428,800 (not read further)\n"
         "sitemapkit check: 0 URLs in 1 file; 1 problem\n"
+    )
+
+
+def test_lastmod_git_outside_git_is_an_error_that_says_so(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    result = sitemapkit("build", str(site), "--base-url", "https://example.org/", "--lastmod", "git")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == f"sitemapkit: error: --lastmod: 'git' asks for git dates, but {site} is not in a git work tree\n"
+    assert not (site / "sitemap.xml").exists()
+
+
+def test_flat_file_times_warning_offers_only_what_the_command_line_can_do(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    for page in site.rglob("*.html"):
+        os.utime(page, (1_700_000_000, 1_700_000_000))  # as after a fresh checkout
+    result = sitemapkit("build", str(site), "--base-url", "https://example.org/")
+    assert result.returncode == 0, result.stderr
+    # A plain folder's pages can give a date only in their heads: no front matter,
+    # no metadata is read, so none is suggested.
+    assert result.stderr == (
+        "sitemapkit: warning: lastmod omitted: 4 pages (a&b.html, guide/index.html, guide/ü b.html and 1 more) all "
+        "have the same file time, as after a fresh checkout or an unpacked archive, so they do not tell when a page "
+        "changed. Build from a full git clone (lastmod 'auto' or 'git'), declare each page's date in its head "
+        "(<meta property> article:modified_time or og:updated_time, or JSON-LD dateModified), "
+        "or set lastmod to 'none'.\n"
     )

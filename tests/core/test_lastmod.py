@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sitemapkit import ConfigError, resolve_lastmods
-from sitemapkit.lastmod import format_lastmod, parse_lastmod
+from sitemapkit.dates import format_w3c, parse_lastmod
 
 UTC = dt.timezone.utc
 GIT_IDENTITY = ["-c", "user.name=Sitemapkit Test", "-c", "user.email=test@example.invalid"]
@@ -140,7 +140,7 @@ def test_git_gives_each_file_its_last_commit_time_in_utc(tmp_path):
     }
     assert all(d.tzinfo is UTC and d.microsecond == 0 for d in result.dates.values())
     assert result.notices == []
-    assert [format_lastmod(d) for d in result.dates.values()] == [
+    assert [format_w3c(d) for d in result.dates.values()] == [
         "2024-02-20T10:00:00+00:00",
         "2024-01-10T09:00:00+00:00",
         "2024-03-06T04:30:15+00:00",
@@ -420,6 +420,27 @@ def test_flat_file_times_of_untracked_files_in_git_are_omitted_too(tmp_path):
     assert "same file time" in notice.message
 
 
+def test_flat_file_times_offer_page_dates_only_where_the_caller_reads_them(tmp_path):
+    paths = []
+    for name in ("a", "b"):
+        paths.append(tmp_path / f"{name}.html")
+        paths[-1].write_text(name)
+        set_mtime(paths[-1], MTIME_A)
+
+    (plain,) = resolve_lastmods(paths, "mtime").notices
+    assert plain.message.endswith(
+        "so they do not tell when a page changed. Build from a full git clone (lastmod 'auto' or 'git'), "
+        "or set lastmod to 'none'."
+    )
+    assert "metadata" not in plain.message and "front matter" not in plain.message
+
+    (offered,) = resolve_lastmods(paths, "mtime", page_dates="give the pages a 'date' in their front matter").notices
+    assert offered.message.endswith(
+        "Build from a full git clone (lastmod 'auto' or 'git'), give the pages a 'date' in their front matter, "
+        "or set lastmod to 'none'."
+    )
+
+
 # ---- modes -----------------------------------------------------------------------
 
 
@@ -449,7 +470,7 @@ def test_each_mode_in_a_git_work_tree(committed_page, monkeypatch, mode, expecte
     assert bool(counter.commands) == git_runs
 
 
-def test_auto_outside_git_uses_file_times_silently_and_git_says_why(tmp_path):
+def test_auto_outside_git_uses_file_times_silently_and_git_is_an_error(tmp_path):
     folder = tmp_path / "plain"
     folder.mkdir()
     page = folder / "page.md"
@@ -460,10 +481,11 @@ def test_auto_outside_git_uses_file_times_silently_and_git_says_why(tmp_path):
     assert auto.dates == {page: dt.datetime.fromtimestamp(MTIME_C, UTC)}
     assert auto.notices == []
 
-    explicit = resolve_lastmods([page], "git")
-    assert explicit.dates == auto.dates
-    (notice,) = explicit.notices
-    assert "not in a git work tree" in notice.message
+    # Asked for git where there is none: an error that says so, not file times.
+    with pytest.raises(ConfigError) as raised:
+        resolve_lastmods([page], "git")
+    assert raised.value.option == "lastmod"
+    assert raised.value.problem == f"'git' asks for git dates, but {folder} is not in a git work tree"
 
 
 def test_without_git_installed_auto_uses_file_times(committed_page, tmp_path, monkeypatch):
@@ -472,10 +494,8 @@ def test_without_git_installed_auto_uses_file_times(committed_page, tmp_path, mo
     monkeypatch.setenv("PATH", str(empty_bin))
 
     assert resolve_lastmods([committed_page], "auto").dates == {committed_page: dt.datetime.fromtimestamp(MTIME_B, UTC)}
-    explicit = resolve_lastmods([committed_page], "git")
-    assert explicit.dates == {committed_page: dt.datetime.fromtimestamp(MTIME_B, UTC)}
-    (notice,) = explicit.notices
-    assert "git is not installed" in notice.message
+    with pytest.raises(ConfigError, match="^lastmod: 'git' asks for git dates, but git is not installed$"):
+        resolve_lastmods([committed_page], "git")
 
 
 def test_sources_spanning_a_repository_and_its_outside_all_get_file_times(tmp_path):
@@ -519,7 +539,7 @@ def test_no_sources_no_work():
     assert resolve_lastmods([], "auto").dates == {}
 
 
-# ---- parse_lastmod / format_lastmod -----------------------------------------------
+# ---- parse_lastmod / format_w3c -----------------------------------------------
 
 PLUS2 = dt.timezone(dt.timedelta(hours=2))
 MINUS0530 = dt.timezone(-dt.timedelta(hours=5, minutes=30))
@@ -551,14 +571,14 @@ MINUS0530 = dt.timezone(-dt.timedelta(hours=5, minutes=30))
         ("0999-12-31", dt.date(999, 12, 31), "0999-12-31"),
     ],
 )
-def test_parse_and_format_lastmod(value, parsed, formatted):
+def test_parse_and_format_w3c(value, parsed, formatted):
     result = parse_lastmod(value)
     assert result == parsed
     assert type(result) is type(parsed)
     if isinstance(result, dt.datetime):
         assert result.utcoffset() == parsed.utcoffset()
-    assert format_lastmod(value) == formatted
-    assert format_lastmod(formatted) == formatted  # our output reads back unchanged
+    assert format_w3c(value) == formatted
+    assert format_w3c(formatted) == formatted  # our output reads back unchanged
 
 
 @pytest.mark.parametrize(
@@ -590,4 +610,4 @@ def test_parse_lastmod_rejects_what_is_not_a_date(value, says):
     assert says in str(raised.value)
     assert repr(value) in str(raised.value)
     with pytest.raises(ValueError):
-        format_lastmod(value)
+        format_w3c(value)
