@@ -90,7 +90,8 @@ def _browser_test_without_chromium(tmp_path: Path, **env: str) -> subprocess.Com
     no_browser.mkdir(exist_ok=True)
     clean = {k: v for k, v in os.environ.items() if k not in ("CI", "CHROMIUM")}
     return subprocess.run(
-        [sys.executable, "-P", "-m", "pytest", "tests/core/test_stylesheet.py", "-k", "shows_every_url_of_a_urlset",
+        # As tasks.py runs pytest: the repository root off sys.path (-P, on Python 3.10 too).
+        [sys.executable, "-c", tasks._PYTEST_OFF_ROOT, "tests/core/test_stylesheet.py", "-k", "shows_every_url_of_a_urlset",
          "-rsf", "-q", "-p", "no:cacheprovider"],
         capture_output=True, text=True, cwd=ROOT, env={**clean, "PATH": str(no_browser), **env},
     )
