@@ -409,9 +409,12 @@ def _resolve_dates(
             raise UrlError(f"lastmod of {where}: {error}") from None
         if instant is not None:
             resolved[loc] = (instant, value)
-    # Listing pages (tags, categories, indexes) changed when their newest member did.
+    # Listing pages (tags, categories, indexes) changed when their newest member did,
+    # or when their own source did (a blog index's Markdown), if that is newer.
     for loc, members in listings.items():
         member_dates = list(filter(None, map(resolved.get, members)))
+        if member_dates and loc in resolved:
+            member_dates.append(resolved[loc])
         if member_dates:
             kept[loc] = _with_lastmod(kept[loc], max(member_dates, key=operator.itemgetter(0))[1])
     report.undated_generated = sorted(loc for loc in generated if loc in kept and kept[loc].lastmod is None)

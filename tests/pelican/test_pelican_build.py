@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from importlib import metadata
 import logging
 import os
 import re
@@ -19,8 +18,6 @@ from conftest import assert_every_page_accounted, sitemap_entries
 from .conftest import FIRST_COMMIT, FIXTURE, git
 
 BASE = "https://example.org/blog/"
-# The Pelican this environment runs (tests/tasks.py tests the oldest allowed and the newest).
-PELICAN_VERSION = tuple(int(part) for part in metadata.version("pelican").split(".")[:2])
 BERLIN = ZoneInfo("Europe/Berlin")
 
 
@@ -536,9 +533,6 @@ def test_cli_shows_the_summary_by_default_and_it_is_no_warning(site):
     """Pelican shows INFO only with --verbose; the summary (with the robots.txt
     line to add, as SITEURL is below the host root) shows without it, and
     --fatal warnings does not count it."""
-    if PELICAN_VERSION < (4, 10):
-        # Pelican 4.9 knows no `status: skip`: it logs an error, fatal here.
-        (site.content / "articles" / "skipped.md").unlink()
     result = site.cli("--fatal", "warnings")
     assert result.returncode == 0, result.stdout + result.stderr
     [summary] = [line for line in result.stdout.splitlines() if "sitemapkit" in line]

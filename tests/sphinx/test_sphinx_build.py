@@ -357,7 +357,8 @@ def test_a_shallow_clone_warns_and_a_strict_build_can_stay_green_still_showing_i
     out = clone / "_build" / "html"
     strict = sphinx_build(clone, out, "-W")
     assert strict.returncode != 0 and "fetch-depth: 0" in strict.stderr
-    assert "[sitemapkit.lastmod]" in strict.stderr
+    if SPHINX_VERSION >= (8,):  # Sphinx 7.4 does not show warning types
+        assert "[sitemapkit.lastmod]" in strict.stderr
     # Either way the README gives: filter the warning by its type, or make it
     # information with sitemapkit_lastmod_warnings = False (still in the log).
     assert_clean(sphinx_build(clone, out, "-W", "-D", "suppress_warnings=sitemapkit.lastmod"))
@@ -412,7 +413,9 @@ def test_a_relative_html_baseurl_warns_and_writes_no_sitemap(project):
     out = project / "_build" / "html"
     result = sphinx_build(project, out, "-D", "html_baseurl=/")
     assert result.returncode == 0, result.stderr
-    assert "html_baseurl '/' is a relative URL" in result.stderr and "[sitemapkit.config]" in result.stderr
+    assert "html_baseurl '/' is a relative URL" in result.stderr
+    if SPHINX_VERSION >= (8,):  # Sphinx 7.4 does not show warning types
+        assert "[sitemapkit.config]" in result.stderr
     assert not (out / "sitemap.xml").exists()
     assert sphinx_build(project, out, "-W", "-D", "html_baseurl=/").returncode != 0
 
