@@ -17,18 +17,15 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from . import publish
-from .errors import OutputError, SitemapkitError, UrlError
+from .errors import SitemapkitError, UrlError
 from .htmlcheck import HeadFacts, check_built_page, inspect_built_page
 from .lastmod import resolve_lastmods
 from .model import ERROR_PAGES, Excluded, Notice, Options, Page, Report
-from .robots import merge_sitemap_lines, read_robots_txt
 from .robotsrules import RobotsRules
 from .dates import W3C_DATETIME, lastmod_instant, parse_lastmod
-from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, encode_pages
+from .encoder import EncodeResult, encode_pages
 from .languages import X_DEFAULT, language_tag
 from .urls import HTML_SUFFIXES, OutOfScope, Scope, comparable_url, encode_path, file_spelling, path_of_file
-
-ROBOTS_TXT = "robots.txt"
 
 
 def build_site(
@@ -46,14 +43,15 @@ def build_site(
     only what they can do.
     """
     output_dir = Path(output_dir)
-    if not output_dir.is_dir():
-        raise OutputError(f"output folder {str(output_dir)!r} does not exist")
+    # Held from the first read of the folder (robots.txt rules) to the switch.
+    with publish.Publication(output_dir, options, read_robots=options.check_robots_rules) as publication:
+        return _build(pages, options, publication, page_dates)
+
+
+def _build(pages: Iterable[Page], options: Options, publication: publish.Publication, page_dates: str | None) -> Report:
     report = Report()
     scope = Scope(options.base_url)
-    writes_robots = options.robots_txt or (options.robots_txt is None and options.at_host_root)
-    # Read only when used: a robots.txt sitemapkit cannot read stops the build
-    # (before anything is written) only if the build needs it.
-    robots_text = read_robots_txt(output_dir / ROBOTS_TXT) if writes_robots or options.check_robots_rules else None
+    robots_text = publication.robots_text
     rules = RobotsRules.from_text(robots_text) if options.check_robots_rules and robots_text else None
 
     kept: dict[str, Page] = {}
@@ -61,11 +59,12 @@ def build_site(
     # changed when its newest article did, noindex or not).
     left_out: dict[str, Page] = {}
     scoped: dict[str, str] = {}  # each loc as given -> its sitemap loc
-    handed: set[str] = set()  # the output files of the pages handed over
     # What each page's head declares (its dates, its hreflang alternates), from the
     # same one read as the noindex, canonical and redirect checks.
     heads: dict[str, HeadFacts] = {}
+    handed: set[str] = set()  # the output files of the pages handed over
     broken_canonicals: list[str] = []
+    output_dir = publication.folder
     for page in pages:
         if page.output is not None:
             handed.add(os.fspath(page.output))
@@ -108,64 +107,16 @@ def build_site(
     _resolve_dates(kept, left_out, scoped, options, scope, report, heads, page_dates)
     _resolve_alternates(kept, options, report, heads)
 
-    template_dir = Path(options.stylesheet_template) if options.stylesheet_template else None
-    if options.stylesheet:
-        # Jinja2 only when asked for. A bad template fails here, before any
-        # sitemap is written.
-        from .stylesheet import render_fallback_css, render_stylesheet
-
-        render_stylesheet(template_dir)
     result = EncodeResult()
     try:
-        files = publish.write_files(output_dir, encode_pages([kept[loc] for loc in sorted(kept)], options, result))
+        files = publication.write(encode_pages([kept[loc] for loc in sorted(kept)], options, result))
     except (UrlError, ValueError) as error:
         if isinstance(error, SitemapkitError):
             raise
         raise UrlError(str(error)) from None
     report.excluded.extend(result.excluded)
     report.notices.extend(result.notices)
-    report.urls = result.urls
-    names = [f.name for f in files]
-    # A <filename>.gz another generator (MkDocs' themes) or an earlier run left
-    # would describe an older site: it is rewritten from the new entry point.
-    if result.entry_points and (options.gzip_copy or (output_dir / (options.filename + ".gz")).is_file()):
-        entry = options.filename
-        publish.atomic_write(output_dir, entry + ".gz", publish.gzip_bytes((output_dir / entry).read_bytes()))
-        names.append(entry + ".gz")
-    if options.stylesheet:
-        counts = {scope.prefix + f.name: f.count for f in files if f.kind in ("urlset", "text")}
-        publish.atomic_write(output_dir, STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts))
-        publish.atomic_write(output_dir, FALLBACK_CSS_NAME, render_fallback_css(template_dir))
-        names += [STYLESHEET_NAME, FALLBACK_CSS_NAME]
-    publish.remove_stale(output_dir, options.filename, names)
-    report.files = sorted(names, key=lambda n: (n not in result.entry_points, n))
-
-    sitemap_urls = [scope.prefix + name for name in result.entry_points]
-    if not sitemap_urls:
-        # An empty <urlset> is invalid, and a Sitemap: line must point at a file.
-        report.notices.append(Notice("empty", "no page to list, so no sitemap was written"))
-    elif writes_robots:
-        own = publish.own_file_pattern(options.filename)
-
-        def owned(url: str) -> bool:
-            return url.startswith(scope.prefix) and (
-                url[len(scope.prefix):] == options.filename or bool(own.match(url[len(scope.prefix):]))
-            )
-
-        merged = merge_sitemap_lines(robots_text, sitemap_urls, owned)
-        if merged != robots_text:
-            publish.atomic_write(output_dir, ROBOTS_TXT, merged.encode("utf-8"))
-        report.files.append(ROBOTS_TXT)
-    elif options.robots_txt is None:
-        # A robots.txt below the host root is never read by crawlers: say what to add.
-        report.advice.append(
-            "robots.txt is read only at the host root; add "
-            + " and ".join(f"'Sitemap: {url}'" for url in sitemap_urls)
-            + " to it"
-        )
-    if options.report_file:
-        publish.atomic_write(output_dir, options.report_file, report.details().encode("utf-8"))
-    return report
+    return publish.finish(publication, files, result, report)
 
 
 def _html_files(folder: str, prefix: str = "") -> Iterator[tuple[str, str]]:
