@@ -226,6 +226,8 @@ _COLLECTED_RECORD = "sitemapkit-collected-pages.json"
 # Rendered from no document, yet no page of their own to list: indices and
 # additional pages are found above; search never is listed.
 _NOT_COLLECTED = frozenset({"genindex", "search", "opensearch"})
+# Where this build's rendered pages are kept until build-finished: on the app.
+_RENDERED = "_sitemapkit_rendered_pages"
 
 
 def record_rendered_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
@@ -235,8 +237,9 @@ def record_rendered_page(app: Sphinx, pagename: str, templatename: str, context:
         return
     if pagename.startswith("genindex-") or pagename in {name for name, *_ in app.builder.domain_indices}:
         return
-    rendered = app.__dict__.setdefault("_sitemapkit_rendered", set())
-    rendered.add(pagename)
+    if not hasattr(app, _RENDERED):
+        setattr(app, _RENDERED, set())
+    getattr(app, _RENDERED).add(pagename)
 
 
 def _collected_pages(app: Sphinx) -> set[str]:
@@ -246,19 +249,18 @@ def _collected_pages(app: Sphinx) -> set[str]:
 
     record = Path(app.doctreedir) / _COLLECTED_RECORD
     try:
-        earlier = set(json.loads(record.read_text(encoding="utf-8")).get(str(app.outdir), []))
-    except (OSError, ValueError, AttributeError):
-        earlier = set()
-    names = {
-        name for name in earlier | app.__dict__.pop("_sitemapkit_rendered", set())
-        if Path(app.builder.get_outfilename(name)).is_file()
-    }
-    try:
-        saved = json.loads(record.read_text(encoding="utf-8")) if record.is_file() else {}
-        if not isinstance(saved, dict):
-            saved = {}
+        saved = json.loads(record.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         saved = {}
+    if not isinstance(saved, dict):
+        saved = {}
+    earlier = saved.get(str(app.outdir))
+    rendered = getattr(app, _RENDERED, set())
+    names = {
+        name for name in (set(earlier) if isinstance(earlier, list) else set()) | rendered
+        if isinstance(name, str) and Path(app.builder.get_outfilename(name)).is_file()
+    }
+    setattr(app, _RENDERED, set())
     saved[str(app.outdir)] = sorted(names)
     try:
         record.parent.mkdir(parents=True, exist_ok=True)
