@@ -59,7 +59,8 @@ def _run_with_schemas(tmp_path: Path, schemas: Path) -> subprocess.CompletedProc
     the plugin ``conftest``) and the schemas read from ``schemas``."""
     (tmp_path / "test_schema_only.py").write_text(SCHEMA_ONLY_TESTS)
     return subprocess.run(
-        [sys.executable, "-P", "-m", "pytest", "-c", str(ROOT / "pyproject.toml"), "-p", "conftest",
+        # No -P (Python 3.11+): the working folder, put on sys.path, is tmp_path.
+        [sys.executable, "-m", "pytest", "-c", str(ROOT / "pyproject.toml"), "-p", "conftest",
          "-p", "no:cacheprovider", "-rA", str(tmp_path / "test_schema_only.py")],
         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "SITEMAPKIT_TEST_SCHEMAS": str(schemas)},
     )
