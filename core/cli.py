@@ -18,10 +18,9 @@ from pathlib import Path
 
 from . import __version__, publish
 from .errors import ConfigError, SitemapkitError
-from .model import Options, Page
+from .model import ERROR_PAGES, Options, Page
+from .urls import HTML_SUFFIXES, path_of_file
 
-# Pages a static site writes that are never content to index.
-NOT_PAGES = {"404.html"}
 
 
 def _flag(option: str) -> str:
@@ -73,8 +72,10 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
 def find_pages(site_dir: Path) -> Iterator[Page]:
     """The HTML pages of a built folder: ``index.html`` stands for its folder URL.
 
-    Only regular files (or symlinks to them) are pages: a dangling symlink is
-    served as nothing, and opening a FIFO would wait forever.
+    File names are names, not URLs (``c#sharp.html`` is served at
+    ``c%23sharp.html``). Error pages are handed over unlisted, so the report says
+    why they are left out. Only regular files (or symlinks to them) are pages: a
+    dangling symlink is served as nothing, and opening a FIFO would wait forever.
     """
     for folder, dirs, files in os.walk(site_dir):
         # Hidden folders (.git, .well-known) hold no pages to list.
@@ -82,13 +83,13 @@ def find_pages(site_dir: Path) -> Iterator[Page]:
         relative = Path(folder).relative_to(site_dir).as_posix()
         prefix = "" if relative == "." else relative + "/"
         for name in sorted(files):
-            if not name.endswith((".html", ".htm")) or (not prefix and name in NOT_PAGES):
+            if not name.endswith(HTML_SUFFIXES):
                 continue
             path = Path(folder) / name
             if not os.path.isfile(path):
                 continue
-            url = prefix if name == "index.html" else prefix + name
-            yield Page(url, source=path, output=path)
+            reason = "error page" if name in ERROR_PAGES else None
+            yield Page.from_path(path_of_file(prefix + name), source=path, output=path, exclude_reason=reason)
 
 
 # Each command imports what only it needs, so `generate` on a huge list starts
@@ -114,9 +115,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not site_dir.is_dir():
         raise SitemapkitError(f"{str(args.site_dir or site_dir)!r} is not a folder" + (" (build the site first)" if args.config else ""))
     pages = find_pages(site_dir)
-    left_out = []
     if args.config:
-        pages, left_out = project_pages(config, pages, site_dir)
+        pages = project_pages(config, pages, site_dir)
     elif args.source:
         from .sources import with_mirrored_sources
 
@@ -131,14 +131,22 @@ def cmd_build(args: argparse.Namespace) -> int:
         if not args.source:
             # The built files' times are the build's; the sources' history is not.
             page_dates = f"name the sources with --source DIR to date pages by their git history, {page_dates}"
-    report = build_site(sorted(pages, key=lambda p: p.loc), options, site_dir, page_dates=page_dates)
-    report.excluded.extend(left_out)
+    pages = sorted(pages, key=lambda p: p.loc)
+    report = build_site(pages, options, site_dir, page_dates=page_dates)
     if args.config and report.urls:
         from .mkdocsconfig import GENERATOR_SITEMAPS
 
+        written = list(report.files)
+        companion = options.xml_companion()
+        if companion is not None:
+            # MkDocs-shaped sites (Material, Zensical) read sitemap.xml in the
+            # browser: instant navigation and the version selector. A text sitemap
+            # leaves them a current sitemap.xml urlset, never the generator's.
+            written += build_site(pages, companion, site_dir).files
+            print("sitemapkit: also wrote sitemap.xml, which Material's and Zensical's instant navigation read")
         # Under another name than the generator's own, ours would leave its
         # sitemap.xml (and .gz) published, stale from this build on.
-        publish.remove_files(site_dir, [name for name in GENERATOR_SITEMAPS if name not in report.files])
+        publish.remove_files(site_dir, [name for name in GENERATOR_SITEMAPS if name not in written])
     for notice in report.notices:
         print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
     print(report.details().rstrip("\n") if options.verbose else report.summary())
@@ -192,7 +200,7 @@ def parser() -> argparse.ArgumentParser:
 
     build = sub.add_parser("build", help="write sitemaps for a built static site folder",
                            description="Find the HTML pages of SITE_DIR (index.html is its folder's URL, 404.html "
-                           "is left out), date them (front matter, git dates of their sources, the dates their "
+                           "in any folder is left out), date them (front matter, git dates of their sources, the dates their "
                            "heads declare, file times), write sitemaps, index and robots.txt.")
     build.add_argument("site_dir", metavar="SITE_DIR", nargs="?",
                        help="the built site (default with --config: its site_dir)")
