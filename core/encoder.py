@@ -133,6 +133,12 @@ class _Formatter:
         self.previous: str | None = None
         self.lastmod_text = LastmodWriter().text
 
+    def loc_hash(self) -> int:
+        """crc32 of the loc of the entry just made: what shard boundaries hash
+        (see ShardPlanner.boundaries)."""
+        assert self.previous is not None, "loc_hash() follows an entry"
+        return zlib.crc32(self.previous.encode("ascii"))
+
     def entry(self, page: Page) -> bytes | None:
         """The entry for ``page``, or None when it is left out (and reported)."""
         try:
@@ -475,7 +481,7 @@ def encode_pages(
             result.excluded.append(Excluded(page.loc, "too long"))
             continue
         batch.append(entry)
-        hashes.append(zlib.crc32(formatter.previous.encode("ascii")))
+        hashes.append(formatter.loc_hash())
         alternates = alternates or bool(page.alternates)
         if len(batch) >= _BATCH:
             yield from sequencer.feed(batch, hashes, alternates)
