@@ -226,7 +226,7 @@ class Options:
     def specs(cls) -> tuple[OptionSpec, ...]:
         """Every option a user sets by name, in declaration order (all fields but
         ``base_url``, which comes from the host tool's own setting)."""
-        return _specs(cls)
+        return _specs()
 
     @classmethod
     def from_mapping(cls, settings: Mapping[str, Any], *, base_url: str) -> Options:
@@ -317,10 +317,10 @@ class OptionSpec:
 
 
 @functools.cache
-def _specs(cls: type[Options]) -> tuple[OptionSpec, ...]:
-    hints = get_type_hints(cls)
+def _specs() -> tuple[OptionSpec, ...]:
+    hints = get_type_hints(Options)
     specs = []
-    for field in dataclasses.fields(cls):
+    for field in dataclasses.fields(Options):
         if field.name == "base_url":
             continue
         kind, optional = hints[field.name], False
