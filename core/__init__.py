@@ -39,8 +39,11 @@ __version__ = "0.1.0"
 # Imported on first use: `sitemapkit generate` on a million URLs starts without
 # the page machinery (HTML checks, git), and every build pays less start-up.
 _LAZY = {
-    "build_site": "build", "resolve_lastmods": "lastmod", "LastmodResult": "lastmod",
-    "front_matter_lastmod": "frontmatter", "front_matter_listed": "frontmatter",
+    "build_site": "build",
+    "resolve_lastmods": "lastmod",
+    "LastmodResult": "lastmod",
+    "front_matter_lastmod": "frontmatter",
+    "front_matter_listed": "frontmatter",
     "FRONT_MATTER_DATE_ADVICE": "frontmatter",
 }
 
@@ -53,6 +56,7 @@ def __getattr__(name: str):
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CHANGEFREQ_VALUES",

@@ -100,10 +100,15 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
 
     report.excluded.extend(_pages_not_handed(output_dir, handed, scope, options))
     if broken_canonicals:
-        shown = ", ".join(broken_canonicals[:3]) + (f" and {len(broken_canonicals) - 3} more" if len(broken_canonicals) > 3 else "")
-        report.notices.append(Notice(
-            "canonical", f"listed {len(broken_canonicals)} page(s) whose canonical link names a page the site does not have: {shown}"
-        ))
+        shown = ", ".join(broken_canonicals[:3]) + (
+            f" and {len(broken_canonicals) - 3} more" if len(broken_canonicals) > 3 else ""
+        )
+        report.notices.append(
+            Notice(
+                "canonical",
+                f"listed {len(broken_canonicals)} page(s) whose canonical link names a page the site does not have: {shown}",
+            )
+        )
     _resolve_dates(kept, left_out, scoped, options, scope, report, heads, page_dates)
     _resolve_alternates(kept, options, report, heads)
 
@@ -158,8 +163,11 @@ def _pages_not_handed(output_dir: Path, handed: set[str], scope: Scope, options:
         try:
             # What the page's head says, as for any page: a more telling reason.
             reason, _ = check_built_page(
-                Path(path), loc,
-                noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
+                Path(path),
+                loc,
+                noindex=options.check_noindex,
+                canonical=options.check_canonical,
+                redirects=options.check_redirects,
             )
         except OSError:
             pass
@@ -175,8 +183,14 @@ def _path(value) -> Path:
 
 
 def _exclusion(
-    page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None, heads: dict[str, HeadFacts],
-    output_dir: Path | None = None, broken: list[str] | None = None,
+    page: Page,
+    loc: str,
+    scope: Scope,
+    options: Options,
+    rules: RobotsRules | None,
+    heads: dict[str, HeadFacts],
+    output_dir: Path | None = None,
+    broken: list[str] | None = None,
 ) -> str | tuple[str, str] | None:
     """Why ``page`` must stay out of the sitemap (a reason, or a reason and where
     the page points), or None. The cheap checks first: globs, then robots.txt
@@ -193,9 +207,13 @@ def _exclusion(
     if page.output is not None:
         try:
             facts = inspect_built_page(
-                page.output, loc,
-                noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
-                dates=options.lastmod != "none", alternates=True,
+                page.output,
+                loc,
+                noindex=options.check_noindex,
+                canonical=options.check_canonical,
+                redirects=options.check_redirects,
+                dates=options.lastmod != "none",
+                alternates=True,
                 same_page=lambda target: _other_builder_form(page.output, loc, target),
             )
         except FileNotFoundError:
@@ -234,7 +252,7 @@ def _serves(output_dir: Path, scope: Scope, url: str) -> bool | None:
     prefix = comparable_url(scope.prefix)
     if not key.startswith(prefix):
         return None
-    below = unquote(key[len(prefix):].split("?", 1)[0].split("#", 1)[0])
+    below = unquote(key[len(prefix) :].split("?", 1)[0].split("#", 1)[0])
     if below in ("", "/") or below.endswith("/"):
         candidates = [below + "index.html", below + "index.htm"] + ([below[:-1] + ".html"] if below.strip("/") else [])
     else:
@@ -266,8 +284,14 @@ def _other_builder_form(output: Path | str, loc: str, target: str) -> bool:
 
 
 def _resolve_dates(
-    kept: dict[str, Page], left_out: dict[str, Page], scoped: dict[str, str], options: Options, scope: Scope,
-    report: Report, heads: dict[str, HeadFacts], page_dates: str | None = None,
+    kept: dict[str, Page],
+    left_out: dict[str, Page],
+    scoped: dict[str, str],
+    options: Options,
+    scope: Scope,
+    report: Report,
+    heads: dict[str, HeadFacts],
+    page_dates: str | None = None,
 ) -> None:
     """Each page's date, the first there is of: its metadata (front matter); the
     git date or file time of its source, when that is a file of its own; the
@@ -299,7 +323,8 @@ def _resolve_dates(
     # folder) is dated by its head first: the file's time is the build's.
     head_dates = {loc: date for loc, facts in heads.items() if (date := _head_date(facts)) is not None}
     by_head = {
-        loc for loc, page in dated.items()
+        loc
+        for loc, page in dated.items()
         if page.lastmod is None and loc in head_dates and (page.source is None or _is_own_output(page))
     }
     sources: set[Path] = set()
@@ -453,9 +478,12 @@ def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report,
             alternates.append((X_DEFAULT, pairs[x_default]))
         kept[loc] = dataclasses.replace(page, alternates=tuple(alternates))
     if bad:
-        report.notices.append(Notice(
-            "hreflang", f"left out the alternates of pages whose language is not a language tag: {', '.join(sorted(map(repr, bad)))}"
-        ))
+        report.notices.append(
+            Notice(
+                "hreflang",
+                f"left out the alternates of pages whose language is not a language tag: {', '.join(sorted(map(repr, bad)))}",
+            )
+        )
     if any(facts.alternates for facts in heads.values()):
         _declared_alternates(kept, options, report, heads)
 
@@ -497,8 +525,11 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
     for loc, group in list(groups.items()):
         if isinstance(group, frozenset) and loc not in {target for _, target in group}:
             own = {
-                tag for _, target in group if isinstance(groups.get(target), frozenset)
-                for tag, named in groups[target] if named == loc  # type: ignore[union-attr]
+                tag
+                for _, target in group
+                if isinstance(groups.get(target), frozenset)
+                for tag, named in groups[target]
+                if named == loc  # type: ignore[union-attr]
             }
             groups[loc] = group | {(own.pop(), loc)} if len(own) == 1 else "it does not name the page itself"
     refused: dict[str, str] = {}
@@ -535,13 +566,15 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
     if refused:
         examples = sorted(refused)[:_EXAMPLES]
         more = len(refused) - len(examples)
-        report.notices.append(Notice(
-            "hreflang",
-            f"left out the hreflang alternates {len(refused)} page{'s' if len(refused) != 1 else ''} declare"
-            f"{'' if len(refused) != 1 else 's'}, which crawlers ignore too: "
-            + "; ".join(f"{loc}: {refused[loc]}" for loc in examples)
-            + (f"; and {more} more" if more > 0 else ""),
-        ))
+        report.notices.append(
+            Notice(
+                "hreflang",
+                f"left out the hreflang alternates {len(refused)} page{'s' if len(refused) != 1 else ''} declare"
+                f"{'' if len(refused) != 1 else 's'}, which crawlers ignore too: "
+                + "; ".join(f"{loc}: {refused[loc]}" for loc in examples)
+                + (f"; and {more} more" if more > 0 else ""),
+            )
+        )
     if disagree:
         report.advice.append(
             f"{len(disagree)} page{'s' if len(disagree) != 1 else ''} declare other hreflang alternates in "

@@ -47,11 +47,17 @@ class CheckResult:
     urls: int = 0
 
     def summary(self) -> str:
-        verdict = "no problems" if not self.problems else f"{len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}"
+        verdict = (
+            "no problems"
+            if not self.problems
+            else f"{len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}"
+        )
         return f"sitemapkit check: {self.urls:,} URLs in {len(self.files)} file{'s' if len(self.files) != 1 else ''}; {verdict}"
 
 
-def check_site(site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml", max_bytes: int = MAX_BYTES_CEILING) -> CheckResult:
+def check_site(
+    site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml", max_bytes: int = MAX_BYTES_CEILING
+) -> CheckResult:
     """Check the sitemaps reachable from ``entry`` and from robots.txt in ``site_dir``.
 
     ``max_bytes`` is the byte limit held to (the protocol's current 50 MiB ceiling
@@ -70,7 +76,11 @@ def check_site(site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml
         try:
             robots_text = decode_robots_txt(robots.read_bytes())
         except OutputError:
-            result.problems.append(Problem("robots.txt", 0, "not a UTF-8 text file (RFC 9309 section 2.3); its Sitemap: lines were not read"))
+            result.problems.append(
+                Problem(
+                    "robots.txt", 0, "not a UTF-8 text file (RFC 9309 section 2.3); its Sitemap: lines were not read"
+                )
+            )
             robots_text = ""
         for number, line in enumerate(LINE_BREAK.split(robots_text.removeprefix("\ufeff")), 1):
             match = _ROBOTS_SITEMAP.match(line)
@@ -80,7 +90,11 @@ def check_site(site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml
                 found, why_not = (None, _NO_FILE) if name is None else site.file(name)
                 if name is None or found is None:
                     detail = "" if why_not == _NO_FILE else f" ({why_not}; not opened)"
-                    result.problems.append(Problem("robots.txt", number, f"Sitemap: {url} does not point at a sitemap in this site{detail}"))
+                    result.problems.append(
+                        Problem(
+                            "robots.txt", number, f"Sitemap: {url} does not point at a sitemap in this site{detail}"
+                        )
+                    )
                 else:
                     todo.append((name, "robots.txt", number))
     found, why_not = site.file(entry)
@@ -89,7 +103,9 @@ def check_site(site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml
     elif why_not != _NO_FILE:
         result.problems.append(Problem(entry, 0, f"{why_not}; not opened"))
     elif not todo:
-        result.problems.append(Problem(entry, 0, "no sitemap found (neither this file nor a Sitemap: line in robots.txt)"))
+        result.problems.append(
+            Problem(entry, 0, "no sitemap found (neither this file nor a Sitemap: line in robots.txt)")
+        )
     seen: set[str] = set()
     while todo:
         name, _, _ = todo.pop(0)
@@ -211,9 +227,13 @@ def _check_gzip_copy(site: _SiteFolder, name: str, max_bytes: int, result: Check
     with open(path, "rb") as handle:
         current = handle.read(max_bytes + 1)
     if copy != current:
-        result.problems.append(Problem(
-            name + ".gz", 0, f"is not a copy of {name}: a stale sitemap, left by an earlier build or another generator",
-        ))
+        result.problems.append(
+            Problem(
+                name + ".gz",
+                0,
+                f"is not a copy of {name}: a stale sitemap, left by an earlier build or another generator",
+            )
+        )
 
 
 def _local_name(url: str, scope: Scope) -> str | None:
@@ -358,7 +378,9 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site: _SiteFolder, i
     # is refused by the site folder, never resolved into it.
     below = scope.file_below(text)
     if below is None:
-        problem(line, f"{text} leads outside the site folder (a '..' path segment)" + ("; not opened" if in_index else ""))
+        problem(
+            line, f"{text} leads outside the site folder (a '..' path segment)" + ("; not opened" if in_index else "")
+        )
         return None
     if in_index:
         found, why_not = site.file(below)
@@ -366,7 +388,11 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site: _SiteFolder, i
             problem(line, f"sitemap {text} {why_not}" + ("" if why_not == _NO_FILE else "; not opened"))
             return None
         return below
-    candidates = [below + "index.html"] if below.endswith("/") or below == "" else [below, below + ".html", below + "/index.html"]
+    candidates = (
+        [below + "index.html"]
+        if below.endswith("/") or below == ""
+        else [below, below + ".html", below + "/index.html"]
+    )
     found, why_not = None, _NO_FILE
     for candidate in candidates:
         found, why_not = site.file(candidate)
@@ -386,7 +412,7 @@ def _check_text(raw: bytes, name: str, scope: Scope, site: _SiteFolder, result: 
     except UnicodeDecodeError:
         problem(0, "not UTF-8 text")
         return []
-    lines = [l for l in text.splitlines() if l.strip()]
+    lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) > MAX_URLS_PER_SITEMAP:
         problem(0, f"{len(lines):,} URLs; the limit is {MAX_URLS_PER_SITEMAP:,}")
     for number, line in enumerate(text.splitlines(), 1):

@@ -22,7 +22,6 @@ from .model import ERROR_PAGES, Options, Page, closest_option
 from .urls import HTML_SUFFIXES, path_of_file
 
 
-
 def _flag(option: str) -> str:
     return "--" + option.replace("_", "-")
 
@@ -31,17 +30,37 @@ def _flag(option: str) -> str:
 # flag (its type, help, allowed values and default) comes from the declaration,
 # Options.specs(). A flag of an option the command does not honour is refused.
 _BUILD_OPTIONS = tuple(spec.name for spec in Options.specs())
-_GENERATE_OPTIONS = ("filename", "format", "gzip", "max_urls", "max_bytes", "max_sitemaps", "changefreq",
-                     "priority", "schema_location", "stylesheet", "stylesheet_template", "gzip_copy", "robots_txt",
-                     "report_file", "verbose")
+_GENERATE_OPTIONS = (
+    "filename",
+    "format",
+    "gzip",
+    "max_urls",
+    "max_bytes",
+    "max_sitemaps",
+    "changefreq",
+    "priority",
+    "schema_location",
+    "stylesheet",
+    "stylesheet_template",
+    "gzip_copy",
+    "robots_txt",
+    "report_file",
+    "verbose",
+)
 _COMMAND_OPTIONS = {"build": _BUILD_OPTIONS, "generate": _GENERATE_OPTIONS}
 
 
-def _add_option_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], *, base_url_required: bool = True) -> None:
+def _add_option_flags(
+    parser: argparse.ArgumentParser, names: tuple[str, ...], *, base_url_required: bool = True
+) -> None:
     """One flag per option, named as the option (``max_bytes`` -> ``--max-bytes``),
     so the command line and the adapters share one vocabulary."""
-    parser.add_argument("--base-url", required=base_url_required, help="absolute http(s) URL the folder is published at"
-                        + ("" if base_url_required else " (default with --config: its site_url)"))
+    parser.add_argument(
+        "--base-url",
+        required=base_url_required,
+        help="absolute http(s) URL the folder is published at"
+        + ("" if base_url_required else " (default with --config: its site_url)"),
+    )
     group = parser.add_argument_group("options (the same names in mkdocs.yml, SITEMAPKIT and sitemapkit_* in conf.py)")
     specs = {spec.name: spec for spec in Options.specs()}
     for name in names:
@@ -138,7 +157,9 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     if args.config:
         if args.source:
-            raise SitemapkitError("--source is for folders built from mirrored sources; --config reads its own docs_dir")
+            raise SitemapkitError(
+                "--source is for folders built from mirrored sources; --config reads its own docs_dir"
+            )
         from .mkdocsconfig import options_for, project_pages, read_project_config
 
         config = read_project_config(args.config)
@@ -150,7 +171,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         options = _options(args, _BUILD_OPTIONS)
         site_dir = Path(args.site_dir)
     if not site_dir.is_dir():
-        raise SitemapkitError(f"{str(args.site_dir or site_dir)!r} is not a folder" + (" (build the site first)" if args.config else ""))
+        raise SitemapkitError(
+            f"{str(args.site_dir or site_dir)!r} is not a folder" + (" (build the site first)" if args.config else "")
+        )
     pages = find_pages(site_dir)
     if args.config:
         pages = project_pages(config, pages, site_dir)
@@ -197,7 +220,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     started = time.perf_counter()
     # The input is opened first: a missing list creates nothing, not even DIR.
-    with (sys.stdin.buffer if args.input == "-" else open(args.input, "rb")) as source:
+    with sys.stdin.buffer if args.input == "-" else open(args.input, "rb") as source:
         out.mkdir(parents=True, exist_ok=True)
         report = generate(source, options, out)
     for notice in report.notices:
@@ -208,8 +231,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         dropped = f"; dropped {len(report.excluded):,}" if report.excluded else ""
         plural = "s" if len(report.files) != 1 else ""
         advice = "".join(f"; {line}" for line in report.advice)
-        print(f"sitemapkit: {report.urls:,} URLs in {len(report.files)} file{plural} in {out} "
-              f"({time.perf_counter() - started:.1f}s){dropped}{advice}")
+        print(
+            f"sitemapkit: {report.urls:,} URLs in {len(report.files)} file{plural} in {out} "
+            f"({time.perf_counter() - started:.1f}s){dropped}{advice}"
+        )
     return 0
 
 
@@ -231,26 +256,39 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"sitemapkit {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="{build,generate,check}")
 
-    build = sub.add_parser("build", help="write sitemaps for a built static site folder",
-                           description="Find the HTML pages of SITE_DIR (index.html is its folder's URL, 404.html "
-                           "in any folder is left out), date them (front matter, git dates of their sources, the dates their "
-                           "heads declare, file times), write sitemaps, index and robots.txt.")
-    build.add_argument("site_dir", metavar="SITE_DIR", nargs="?",
-                       help="the built site (default with --config: its site_dir)")
-    build.add_argument("--config", metavar="FILE",
-                       help="mkdocs.yml or zensical.toml of a MkDocs-shaped project (Zensical, ProperDocs, MkDocs), "
-                       "read after the site is built: site_url, docs_dir, site_dir, use_directory_urls, exclude_docs, "
-                       "draft_docs and the sitemapkit plugin's options; each page is dated by its Markdown source")
-    build.add_argument("--source", metavar="DIR",
-                       help="the sources of a generator whose output mirrors them (Hugo's content/): "
-                       "posts/a/index.html and posts/a.html take the date of posts/a.md, posts/a/index.md, "
-                       "posts/a/_index.md (.markdown, .html); other pages keep the other rules")
+    build = sub.add_parser(
+        "build",
+        help="write sitemaps for a built static site folder",
+        description="Find the HTML pages of SITE_DIR (index.html is its folder's URL, 404.html "
+        "in any folder is left out), date them (front matter, git dates of their sources, the dates their "
+        "heads declare, file times), write sitemaps, index and robots.txt.",
+    )
+    build.add_argument(
+        "site_dir", metavar="SITE_DIR", nargs="?", help="the built site (default with --config: its site_dir)"
+    )
+    build.add_argument(
+        "--config",
+        metavar="FILE",
+        help="mkdocs.yml or zensical.toml of a MkDocs-shaped project (Zensical, ProperDocs, MkDocs), "
+        "read after the site is built: site_url, docs_dir, site_dir, use_directory_urls, exclude_docs, "
+        "draft_docs and the sitemapkit plugin's options; each page is dated by its Markdown source",
+    )
+    build.add_argument(
+        "--source",
+        metavar="DIR",
+        help="the sources of a generator whose output mirrors them (Hugo's content/): "
+        "posts/a/index.html and posts/a.html take the date of posts/a.md, posts/a/index.md, "
+        "posts/a/_index.md (.markdown, .html); other pages keep the other rules",
+    )
     _add_option_flags(build, _BUILD_OPTIONS, base_url_required=False)
     build.set_defaults(run=cmd_build, parser=build)
 
-    gen = sub.add_parser("generate", help="write sitemaps from a URL<TAB>LASTMOD list",
-                         description="Stream URLS.tsv (one URL a line, optionally a tab and a W3C date) into "
-                         "sitemaps and an index in DIR. The input should be sorted by URL.")
+    gen = sub.add_parser(
+        "generate",
+        help="write sitemaps from a URL<TAB>LASTMOD list",
+        description="Stream URLS.tsv (one URL a line, optionally a tab and a W3C date) into "
+        "sitemaps and an index in DIR. The input should be sorted by URL.",
+    )
     gen.add_argument("--input", required=True, metavar="URLS.tsv", help="the list ('-' for standard input)")
     gen.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
     # Only the flags of the options generate honours: any other is refused in one
@@ -258,9 +296,12 @@ def parser() -> argparse.ArgumentParser:
     _add_option_flags(gen, _GENERATE_OPTIONS)
     gen.set_defaults(run=cmd_generate, parser=gen)
 
-    check = sub.add_parser("check", help="check a site's existing sitemaps",
-                           description="Check the sitemaps of SITE_DIR (any generator's): well-formed XML, "
-                           "structure, limits, escaping, scope, that each URL has a file, robots.txt lines.")
+    check = sub.add_parser(
+        "check",
+        help="check a site's existing sitemaps",
+        description="Check the sitemaps of SITE_DIR (any generator's): well-formed XML, "
+        "structure, limits, escaping, scope, that each URL has a file, robots.txt lines.",
+    )
     check.add_argument("site_dir", metavar="SITE_DIR")
     check.add_argument("--base-url", required=True)
     check.add_argument("--filename", default="sitemap.xml", help="entry point name (default sitemap.xml)")

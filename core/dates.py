@@ -51,9 +51,7 @@ OFFSET = r"[+-](?:[01][0-9]|2[0-3]):[0-5][0-9]"
 _ZONE = r"(?:Z|" + OFFSET + r")"
 
 #: A lastmod as the protocol admits it, to the calendar day and clock minute.
-W3C_DATETIME = re.compile(
-    DATE + r"(?:" + _HOUR_MINUTE + r"(?::[0-5][0-9](?:\.[0-9]+)?)?" + _ZONE + r")?\Z"
-)
+W3C_DATETIME = re.compile(DATE + r"(?:" + _HOUR_MINUTE + r"(?::[0-5][0-9](?:\.[0-9]+)?)?" + _ZONE + r")?\Z")
 
 #: The forms of a fixed width (so a byte pattern can look behind for them): a
 #: date; a time to the second in UTC ("Z"); a time to the second with an offset.
@@ -222,7 +220,13 @@ class LastmodWriter:
                 if zone is None:
                     zone = self.zones[offset] = value.isoformat(timespec="seconds")[19:]
                 return "%04d-%02d-%02dT%02d:%02d:%02d%s" % (
-                    value.year, value.month, value.day, value.hour, value.minute, value.second, zone
+                    value.year,
+                    value.month,
+                    value.day,
+                    value.hour,
+                    value.minute,
+                    value.second,
+                    zone,
                 )
         written = written_lastmod(value)
         return None if written is None else written[0]

@@ -335,7 +335,9 @@ class ShardPlanner:
             crc = zlib.crc32(data)
             name = f"{self.stem}-{hashlib.blake2b(first, digest_size=5).hexdigest()}{crc:08x}{self.suffix}"
         kind = "text" if self.text_format else "urlset"
-        return SitemapFile(name, data, kind, count, newest, gzip=self.options.gzip and name != self.options.filename, crc=crc)
+        return SitemapFile(
+            name, data, kind, count, newest, gzip=self.options.gzip and name != self.options.filename, crc=crc
+        )
 
     def shards(self, run: list[bytes], alternates: bool = False) -> list[SitemapFile]:
         return [self.render(run[a:b]) for a, b in self.cut(run, alternates)]
@@ -372,7 +374,9 @@ class Sequencer:
 
     def feed(self, entries: list[bytes], hashes: list[int], alternates: bool = False) -> list[SitemapFile]:
         """``hashes``: crc32 of each entry's loc (see ShardPlanner.boundaries)."""
-        files = [f for run in self.feed_runs(entries, hashes, alternates) for f in self.planner.shards(run, self.alternates)]
+        files = [
+            f for run in self.feed_runs(entries, hashes, alternates) for f in self.planner.shards(run, self.alternates)
+        ]
         self._remember(files)
         return files
 
@@ -404,7 +408,7 @@ class Sequencer:
         self.run.extend(entries[: bounds[0]])
         runs = [self.run] if self.run else []
         runs += [entries[a:b] for a, b in zip(bounds, bounds[1:])]
-        self.run = entries[bounds[-1]:]
+        self.run = entries[bounds[-1] :]
         return runs
 
     def _remember(self, files: list[SitemapFile]) -> None:

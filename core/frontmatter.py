@@ -19,7 +19,11 @@ from typing import Any
 from .errors import SitemapkitError
 
 __all__ = [
-    "FRONT_MATTER_DATE_ADVICE", "FRONT_MATTER_KEYS", "front_matter_lastmod", "front_matter_listed", "read_front_matter",
+    "FRONT_MATTER_DATE_ADVICE",
+    "FRONT_MATTER_KEYS",
+    "front_matter_lastmod",
+    "front_matter_listed",
+    "read_front_matter",
 ]
 
 #: The front-matter keys the rule reads; no other key is parsed.

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
-from .urls import comparable_url, encode_path, resolve_web_reference, same_file_key
+from .urls import encode_path, resolve_web_reference, same_file_key
 
 #: Bytes read from the start of each page at most. A head is a few KiB; a page
 #: whose head runs past this (inline scripts and styles) is checked on what fits.
@@ -88,7 +88,8 @@ HEAD_DATE_PROPERTIES = ("article:modified_time", "og:updated_time")
 #: How a page gives its own date in its head: what ``sitemapkit build`` offers
 #: when git and file times cannot date the pages.
 HEAD_DATE_ADVICE = (
-    "declare each page's date in its head (<meta property> " + " or ".join(HEAD_DATE_PROPERTIES)
+    "declare each page's date in its head (<meta property> "
+    + " or ".join(HEAD_DATE_PROPERTIES)
     + ", or JSON-LD dateModified)"
 )
 
@@ -121,7 +122,8 @@ def _tag_body(name: str) -> bytes:
 
 _HEAD_TOKENS = re.compile(
     rb"<!--(?:-?>|(?:[^-]+|-(?!-!?>))*(?:--!?>)?)"
-    rb"|<(?P<raw>script|style|title|textarea|xmp|iframe|noembed|noframes)(?=[\s/>])" + _tag_body("raw_attributes")
+    rb"|<(?P<raw>script|style|title|textarea|xmp|iframe|noembed|noframes)(?=[\s/>])"
+    + _tag_body("raw_attributes")
     + rb">(?:[^<]+|<(?!/(?P=raw)[\s/>]))*"
     rb"|(?P<kept><(?:meta|link|base)(?=[\s/>])" + _tag_body("kept_attributes") + rb">)"
     rb"|<[A-Za-z/!?]" + _tag_body("attributes") + rb">",
@@ -156,7 +158,12 @@ _NO_FACTS = HeadFacts()
 
 
 def check_built_page(
-    path: Path, url: str, *, noindex: bool = True, canonical: bool = True, redirects: bool = True,
+    path: Path,
+    url: str,
+    *,
+    noindex: bool = True,
+    canonical: bool = True,
+    redirects: bool = True,
     same_page: Callable[[str], bool] | None = None,
 ) -> tuple[str | None, str | None]:
     """Read only the head of the built HTML file ``path`` published at ``url``.
@@ -180,21 +187,32 @@ def check_built_page(
     ``url`` is the page's absolute URL, percent-encoded or not. Raises
     :class:`OSError` when the file cannot be read.
     """
-    facts = inspect_built_page(path, url, noindex=noindex, canonical=canonical, redirects=redirects, same_page=same_page)
+    facts = inspect_built_page(
+        path, url, noindex=noindex, canonical=canonical, redirects=redirects, same_page=same_page
+    )
     return facts.reason, facts.canonical_target
 
 
 def inspect_built_page(
-    path: Path | str, url: str, *, noindex: bool = True, canonical: bool = True, redirects: bool = True,
-    dates: bool = False, alternates: bool = False, same_page: Callable[[str], bool] | None = None,
+    path: Path | str,
+    url: str,
+    *,
+    noindex: bool = True,
+    canonical: bool = True,
+    redirects: bool = True,
+    dates: bool = False,
+    alternates: bool = False,
+    same_page: Callable[[str], bool] | None = None,
 ) -> HeadFacts:
     """:func:`check_built_page`, and with ``dates`` and ``alternates`` also the
     page's own last-change dates and hreflang alternates, from the same one read
     of its head."""
     if not (noindex or canonical or redirects or dates or alternates):
         return _NO_FACTS
-    markers = _markers(noindex, canonical, redirects) + (_DATE_MARKERS if dates else ()) + (
-        _HREFLANG_MARKERS if alternates else ()
+    markers = (
+        _markers(noindex, canonical, redirects)
+        + (_DATE_MARKERS if dates else ())
+        + (_HREFLANG_MARKERS if alternates else ())
     )
     head = _read_head(path)
     lowered = head.lower()
@@ -298,7 +316,9 @@ def json_ld_modified(head: bytes) -> tuple[str, ...]:
 def _is_page_node(node: dict) -> bool:
     kinds = node.get("@type")
     kinds = kinds if isinstance(kinds, list) else [kinds]
-    return any(isinstance(k, str) and (k.endswith("Page") or k.endswith("Article") or k == "BlogPosting") for k in kinds)
+    return any(
+        isinstance(k, str) and (k.endswith("Page") or k.endswith("Article") or k == "BlogPosting") for k in kinds
+    )
 
 
 def _read_head(path: Path | str) -> bytes:
@@ -475,7 +495,7 @@ def _name_reading(base: str, href: str) -> str | None:
         return None
     origin = _ORIGIN.match(href)
     if origin is not None:
-        return origin.group() + encode_path(href[origin.end():])
+        return origin.group() + encode_path(href[origin.end() :])
     return _resolve(base, encode_path(href))
 
 

@@ -25,9 +25,7 @@ _EXTENSIONS = f"(-[0-9A-WYZa-wyz](-{_ALNUM}{{2,8}})+)*"
 _PRIVATE_USE = f"[Xx](-{_ALNUM}{{1,8}})+"
 
 #: A well-formed BCP 47 language tag.
-LANGUAGE_TAG = (
-    f"{_LANGUAGE}{_SCRIPT}{_REGION}{_VARIANTS}{_EXTENSIONS}(-{_PRIVATE_USE})?|{_PRIVATE_USE}"
-)
+LANGUAGE_TAG = f"{_LANGUAGE}{_SCRIPT}{_REGION}{_VARIANTS}{_EXTENSIONS}(-{_PRIVATE_USE})?|{_PRIVATE_USE}"
 #: hreflang's own value for the version shown to every other language.
 X_DEFAULT = "x-default"
 

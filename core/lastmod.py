@@ -242,9 +242,7 @@ def _by_repository(located: dict[Path, str]) -> dict[str | None, list[Path]]:
     if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
         return {None: list(located)}  # git is told where the repository is: one for all
     # Discovery stops below these folders, as git's own does (GIT_CEILING_DIRECTORIES).
-    ceilings = {
-        os.path.realpath(c) for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep) if c
-    }
+    ceilings = {os.path.realpath(c) for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep) if c}
     nearest: dict[str, str | None] = {}
 
     def marker(folder: str) -> str | None:
@@ -427,7 +425,11 @@ def _ignored_files(top: str, names: list[bytes]) -> set[bytes]:
     """Which of these untracked names git ignores, in one ``git check-ignore``."""
     done = subprocess.run(
         ["git", "check-ignore", "--stdin", "-z"],
-        cwd=top, env=_git_env(), input=b"".join(name + b"\0" for name in names), capture_output=True, check=False,
+        cwd=top,
+        env=_git_env(),
+        input=b"".join(name + b"\0" for name in names),
+        capture_output=True,
+        check=False,
     )
     if done.returncode not in (0, 1):  # 1: none of them is ignored
         raise _GitRefused(done.stderr.decode("utf-8", "replace").strip() or "git check-ignore failed")

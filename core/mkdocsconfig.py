@@ -38,9 +38,18 @@ __all__ = ["ProjectConfig", "project_pages", "read_project_config"]
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
 # MkDocs' own exclusions, always applied before exclude_docs (mkdocs.structure.files).
 _DEFAULT_EXCLUDE = ".*\n/templates/\n"
-_WANTED = frozenset({
-    "site_url", "docs_dir", "site_dir", "use_directory_urls", "exclude_docs", "draft_docs", "not_in_nav", "plugins",
-})
+_WANTED = frozenset(
+    {
+        "site_url",
+        "docs_dir",
+        "site_dir",
+        "use_directory_urls",
+        "exclude_docs",
+        "draft_docs",
+        "not_in_nav",
+        "plugins",
+    }
+)
 PLUGIN_NAME = "sitemapkit"
 #: The sitemap MkDocs' themes and Zensical write at the site root: replaced by ours,
 #: or removed when ours has another name (``filename``, ``format: txt``).
@@ -228,15 +237,17 @@ def project_pages(config: ProjectConfig, built: Iterable[Page], site_dir: Path) 
             pages.append(dataclasses.replace(page, loc=loc, exclude_reason="draft_docs"))
             continue
         meta = read_front_matter(source)
-        pages.append(Page(
-            loc,
-            lastmod=front_matter_lastmod(meta),
-            source=source,
-            output=output,
-            listed=front_matter_listed(meta),
-            # A 404.md is MkDocs' error page: still never listed.
-            exclude_reason=page.exclude_reason,
-        ))
+        pages.append(
+            Page(
+                loc,
+                lastmod=front_matter_lastmod(meta),
+                source=source,
+                output=output,
+                listed=front_matter_listed(meta),
+                # A 404.md is MkDocs' error page: still never listed.
+                exclude_reason=page.exclude_reason,
+            )
+        )
     return pages
 
 
@@ -340,4 +351,3 @@ def _glob_regex(glob: str, anchored: bool) -> str:
             out.append(re.escape(char))
             index += 1
     return "".join(out)
-

@@ -170,7 +170,7 @@ class Options:
             raise ConfigError("base_url", "is not set; it must be the site's absolute http(s) URL")
         try:
             parts = urlsplit(base.strip())
-            parts.port  # parsed on first use: "https://x.org:99999/" fails here
+            _ = parts.port  # parsed on first use: "https://x.org:99999/" fails here
         except ValueError:  # "https://[::1/", a broken IPv6 literal or port
             raise ConfigError("base_url", f"{base!r} has an invalid host or port") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -203,7 +203,12 @@ class Options:
         if self.format != "txt":
             return None
         return dataclasses.replace(
-            self, format="xml", filename="sitemap.xml", robots_txt=False, report_file=None, gzip_copy=False,
+            self,
+            format="xml",
+            filename="sitemap.xml",
+            robots_txt=False,
+            report_file=None,
+            gzip_copy=False,
             verbose=False,
         )
 
@@ -333,8 +338,14 @@ def _specs() -> tuple[OptionSpec, ...]:
         kind = get_origin(kind) or kind  # tuple[str, ...] -> tuple
         specs.append(
             OptionSpec(
-                field.name, kind, field.default, field.metadata["help"], optional=optional, choices=choices,
-                bounds=field.metadata["bounds"], values=field.metadata["values"],
+                field.name,
+                kind,
+                field.default,
+                field.metadata["help"],
+                optional=optional,
+                choices=choices,
+                bounds=field.metadata["bounds"],
+                values=field.metadata["values"],
             )
         )
     return tuple(specs)

@@ -57,8 +57,6 @@ def gzip_bytes(data: bytes, level: int = GZIP_LEVEL, crc: int | None = None) -> 
     return _GZIP_HEADER + body + struct.pack("<II", crc, len(data) & 0xFFFFFFFF)
 
 
-
-
 ROBOTS_TXT = "robots.txt"
 #: Held (flock) by the run that writes into a folder; removed when it ends.
 LOCK_NAME = ".sitemapkit.lock"
@@ -207,7 +205,9 @@ def check_names(options: Options) -> None:
     the entry point nor each other. Raised before anything is written."""
     reserved = {ROBOTS_TXT: "robots.txt", STYLESHEET_NAME: "the stylesheet", FALLBACK_CSS_NAME: "the stylesheet"}
     if options.filename in reserved:
-        raise ConfigError("filename", f"{options.filename!r} is {reserved[options.filename]}, which a sitemap may not replace")
+        raise ConfigError(
+            "filename", f"{options.filename!r} is {reserved[options.filename]}, which a sitemap may not replace"
+        )
     if options.report_file is None:
         return
     own = own_file_pattern(options.filename)
@@ -323,7 +323,13 @@ class Publication:
         self._lock.acquire()
         try:
             own = own_file_pattern(self.options.filename)
-            ours = {*index_names(self.options), ROBOTS_TXT, STYLESHEET_NAME, FALLBACK_CSS_NAME, self.options.report_file}
+            ours = {
+                *index_names(self.options),
+                ROBOTS_TXT,
+                STYLESHEET_NAME,
+                FALLBACK_CSS_NAME,
+                self.options.report_file,
+            }
             for entry in sorted(os.listdir(self.folder)):
                 temporary = _TEMPORARY.match(entry)
                 if temporary and (temporary.group(1) in ours or own.match(temporary.group(1))):
@@ -448,9 +454,13 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
         names += entry_points
     if not entry_points:
         if (folder / options.filename).is_file():
-            report.notices.append(Notice(
-                "empty", f"no page to list: the sitemap published earlier ({options.filename}) was left as it was; "
-                "delete it if the site has no pages to list"))
+            report.notices.append(
+                Notice(
+                    "empty",
+                    f"no page to list: the sitemap published earlier ({options.filename}) was left as it was; "
+                    "delete it if the site has no pages to list",
+                )
+            )
         else:
             report.notices.append(Notice("empty", "no page to list, so no sitemap was written"))
         report.files = []
@@ -483,7 +493,7 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
 
         def owned(url: str) -> bool:
             return url.startswith(scope.prefix) and (
-                url[len(scope.prefix):] in entries or bool(own.match(url[len(scope.prefix):]))
+                url[len(scope.prefix) :] in entries or bool(own.match(url[len(scope.prefix) :]))
             )
 
         robots_text = publication.robots_text

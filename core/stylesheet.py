@@ -45,9 +45,7 @@ _BUILTIN_TEMPLATES = Path(__file__).parent / "templates"
 _BUILTIN_PREFIX = "sitemapkit"
 
 
-def render_stylesheet(
-    template_dir: Path | None = None, *, url_counts: Mapping[str, int] | None = None
-) -> bytes:
+def render_stylesheet(template_dir: Path | None = None, *, url_counts: Mapping[str, int] | None = None) -> bytes:
     """The bytes of ``sitemap.xsl``.
 
     ``template_dir``: a folder holding the user's own ``sitemap.xsl.j2``, used

@@ -212,16 +212,15 @@ def plain_block(block: bytes, prefix: bytes, parts: EntryParts = _XML_PARTS) -> 
     for char, entity in _ESCAPES:
         if char in body:
             body = body.replace(char, entity)
-    body = (
-        parts.opening
-        + body.replace(b"\t", parts.lastmod_opening)
-        .replace(b"\n", parts.undated_closing + b"\n" + parts.opening)
-        .replace(b"\x02", parts.dated_closing + b"\n" + parts.opening)
-    )
+    body = parts.opening + body.replace(b"\t", parts.lastmod_opening).replace(
+        b"\n", parts.undated_closing + b"\n" + parts.opening
+    ).replace(b"\x02", parts.dated_closing + b"\n" + parts.opening)
     return PlainBlock(body[: -len(parts.opening)], locs, hashes, dates)
 
 
-def plain_block_entries(block: bytes, prefix: bytes, parts: EntryParts = _XML_PARTS) -> tuple[list[bytes], list[int]] | None:
+def plain_block_entries(
+    block: bytes, prefix: bytes, parts: EntryParts = _XML_PARTS
+) -> tuple[list[bytes], list[int]] | None:
     """The quick path's entries and their locs' crc32 (see :func:`plain_block`)."""
     plain = plain_block(block, prefix, parts)
     return None if plain is None else (plain.entries(), plain.hashes)
@@ -247,8 +246,11 @@ class _BlockFormatter:
         self.planner = ShardPlanner(options)
         self.parts = EntryParts.of(options)
         # The longest entry but its loc: a dated one.
-        self.frame = len(self.parts.opening) + len(self.parts.lastmod_opening) + _LONGEST_DATE + max(
-            len(self.parts.dated_closing), len(self.parts.undated_closing)
+        self.frame = (
+            len(self.parts.opening)
+            + len(self.parts.lastmod_opening)
+            + _LONGEST_DATE
+            + max(len(self.parts.dated_closing), len(self.parts.undated_closing))
         )
 
     def plain(self, block: bytes) -> PlainBlock | None:
@@ -259,7 +261,9 @@ class _BlockFormatter:
         # The longest entry an escaped loc of this length can make (each & and '
         # grows to six bytes at most); only tiny test limits measure them all.
         longest = 6 * max(map(len, plain.locs)) + self.frame
-        if self.planner.fits_one_file(1, longest + 1, False) or self.planner.fits_one_file(1, max(map(len, plain.entries())) + 1, False):
+        if self.planner.fits_one_file(1, longest + 1, False) or self.planner.fits_one_file(
+            1, max(map(len, plain.entries())) + 1, False
+        ):
             return plain
         return None  # an entry too long for one file: the careful path reports it
 
@@ -430,7 +434,7 @@ class Piece(NamedTuple):
         return cls(body, len(entries), _newest_lastmod(body))
 
     def without_first(self) -> Piece:
-        rest = self.body[self.body.index(b"\n") + 1:]
+        rest = self.body[self.body.index(b"\n") + 1 :]
         return Piece(rest, self.urls - 1, _newest_lastmod(rest))
 
     def first_entry(self) -> bytes:
@@ -440,7 +444,9 @@ class Piece(NamedTuple):
         return self.body[self.body.rfind(b"\n", 0, len(self.body) - 1) + 1 : -1]
 
 
-def _work_on_block(task: bytes | tuple[int, int], threshold: int) -> tuple[Piece, bool, bool, list[SitemapFile], Piece, list[Excluded]]:
+def _work_on_block(
+    task: bytes | tuple[int, int], threshold: int
+) -> tuple[Piece, bool, bool, list[SitemapFile], Piece, list[Excluded]]:
     """In a worker: the entries before the block's first boundary after its first
     entry (the lead, and whether its first entry is a boundary), the shards wholly
     inside the block from there (written here), and the entries from its last
@@ -465,7 +471,7 @@ def _work_on_block(task: bytes | tuple[int, int], threshold: int) -> tuple[Piece
         for a, b in zip(bounds, bounds[1:]):
             inner += _write(_worker["folder"], planner.shards(entries[a:b]))
         lead = Piece.of_entries(entries[: bounds[0]])
-        return lead, opens, True, inner, Piece.of_entries(entries[bounds[-1]:]), result.excluded
+        return lead, opens, True, inner, Piece.of_entries(entries[bounds[-1] :]), result.excluded
     body, dates = plain.body, plain.dates
     bounds = planner.boundaries(plain.hashes)
     opens = bool(bounds) and bounds[0] == 0
@@ -478,7 +484,7 @@ def _work_on_block(task: bytes | tuple[int, int], threshold: int) -> tuple[Piece
     for a, b, start, end in zip(bounds, bounds[1:], starts, starts[1:]):
         inner += _write(_worker["folder"], planner.shards_of_body(body[start:end], b - a, _newest_of(dates[a:b])))
     lead = Piece(body[: starts[0]], bounds[0], _newest_of(dates[: bounds[0]]))
-    tail = Piece(body[starts[-1]:], len(dates) - bounds[-1], _newest_of(dates[bounds[-1]:]))
+    tail = Piece(body[starts[-1] :], len(dates) - bounds[-1], _newest_of(dates[bounds[-1] :]))
     return lead, opens, True, inner, tail, []
 
 
@@ -498,7 +504,9 @@ def _write_pieces(pieces: list[Piece]) -> list[SitemapFile]:
     """In a worker: the shards of a run that crossed blocks, written."""
     newest = _newest_of([p.newest.encode("ascii") for p in pieces if p.newest])
     body = b"".join(p.body for p in pieces)
-    return _write(_worker["folder"], _worker["formatter"].planner.shards_of_body(body, sum(p.urls for p in pieces), newest))
+    return _write(
+        _worker["folder"], _worker["formatter"].planner.shards_of_body(body, sum(p.urls for p in pieces), newest)
+    )
 
 
 def _worker_count() -> int:
@@ -532,8 +540,10 @@ def _start_pool(options: Options, folder: Path, descriptor: int | None):
     # Forked now, while this process is small (a fork copies its memory), and
     # before anything here starts a thread.
     pool = concurrent.futures.ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("fork"),
-        initializer=_start_worker, initargs=(options, str(folder), descriptor, os.getpid()),
+        workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_start_worker,
+        initargs=(options, str(folder), descriptor, os.getpid()),
     )
     # A few blocks ahead keep every core busy while memory stays bounded.
     return pool, workers + 1
@@ -590,7 +600,9 @@ class _InOrder:
         if loc != self.last:
             return False
         text = loc.decode("ascii")
-        self.result.excluded.append(Excluded(text if self.text else xml.sax.saxutils.unescape(text, _UNESCAPES), "duplicate"))
+        self.result.excluded.append(
+            Excluded(text if self.text else xml.sax.saxutils.unescape(text, _UNESCAPES), "duplicate")
+        )
         return True
 
     def entries(self, entries: list[bytes], hashes: list[int]) -> tuple[list[bytes], list[int]]:
@@ -669,7 +681,9 @@ def write_url_list(
         else:
             pool, ahead = _start_pool(options, folder, descriptor)
             _work_in_pool(itertools.chain([first, second], blocks), pool, ahead, sequencer, in_order, ordered)
-        written = [f for part in ordered for f in (part.result() if isinstance(part, concurrent.futures.Future) else part)]
+        written = [
+            f for part in ordered for f in (part.result() if isinstance(part, concurrent.futures.Future) else part)
+        ]
         sequencer.shards = list(written)
         written += publication.write(finish(sequencer, options, formatter.scope, result))
     except UnicodeDecodeError as error:
@@ -733,7 +747,9 @@ def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, in_o
         if sequencer.single:
             pending.append((_format_block, pool.submit(_format_block, block), block, first_line))
         else:
-            pending.append((_work_on_block, pool.submit(_work_on_block, block, sequencer.planner.threshold), block, first_line))
+            pending.append(
+                (_work_on_block, pool.submit(_work_on_block, block, sequencer.planner.threshold), block, first_line)
+            )
         # Results are taken in order, `ahead` blocks behind the newest handed out.
         while len(pending) > ahead:
             take(*pending.popleft())

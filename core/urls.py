@@ -260,7 +260,11 @@ def file_spelling(url: str) -> str:
 
 def escape_xml(text: str) -> str:
     """Entity-escape a value for XML text or a double-quoted attribute."""
-    return text.translate(_XML_ESCAPES) if ("&" in text or "'" in text or "<" in text or '"' in text or ">" in text) else text
+    return (
+        text.translate(_XML_ESCAPES)
+        if ("&" in text or "'" in text or "<" in text or '"' in text or ">" in text)
+        else text
+    )
 
 
 # ---- comparing URLs: canonical links, robots.txt rules, `check` -----------------------
@@ -400,7 +404,7 @@ class Scope:
         if url.startswith(self.prefix):
             # Already absolute and in scope (adapters often hand such URLs, and
             # build_site hands its own): encode the rest, skip the parsing.
-            rest = url[len(self.prefix):]
+            rest = url[len(self.prefix) :]
             if _is_plain_path(rest):
                 if len(url) > MAX_LOC_LENGTH:
                     raise OutOfScope("too long")
@@ -439,8 +443,8 @@ class Scope:
             return None
         if not normal.startswith(self.prefix):
             return None
-        return unquote(urlsplit(normal).path[len(urlsplit(self.prefix).path):])
+        return unquote(urlsplit(normal).path[len(urlsplit(self.prefix).path) :])
 
     def path_below(self, loc: str) -> str:
         """The part of an encoded ``loc`` below the base folder (for exclude globs)."""
-        return loc[len(self.prefix):]
+        return loc[len(self.prefix) :]

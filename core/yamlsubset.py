@@ -47,8 +47,12 @@ class Tagged(str):
 
 # A mapping key: plain (not starting with an indicator) or quoted, then ":" and a
 # space or the line's end. "https://x" has no space after its ":".
-_KEY = re.compile(r"""(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},&*!|>%@`-][^#]*?|-[^\s#][^#]*?)[ \t]*:(?=[ \t]|$)""")
-_TOP_KEY = re.compile(r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},&*!|>%@`-][^#:]*?|-[^\s#][^#:]*?)[ \t]*:(?=[ \t]|$)""")
+_KEY = re.compile(
+    r"""(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},&*!|>%@`-][^#]*?|-[^\s#][^#]*?)[ \t]*:(?=[ \t]|$)"""
+)
+_TOP_KEY = re.compile(
+    r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},&*!|>%@`-][^#:]*?|-[^\s#][^#:]*?)[ \t]*:(?=[ \t]|$)"""
+)
 _BLOCK_HEADER = re.compile(r"(?P<style>[|>])(?P<a>[-+1-9]?)(?P<b>[-+1-9]?)[ \t]*(?:#.*)?\Z")
 # YAML 1.1 as PyYAML resolves plain scalars.
 _TRUE = frozenset("y Y yes Yes YES true True TRUE on On ON".split()) - {"y", "Y"}
@@ -231,7 +235,7 @@ class _Parser:
             if match is None:
                 raise self.error(index, f"expected 'key: value', found {content.strip()!r}")
             key = _unquote_key(match.group("key").rstrip(), self.first + index)
-            rest = content[match.end():].strip()
+            rest = content[match.end() :].strip()
             value, index = self.value(rest, index, column)
             result[key] = value
         return result, index
@@ -250,8 +254,10 @@ class _Parser:
             inner = rest.strip()
             if not inner or inner.startswith("#"):
                 value, index = self.node(index + 1, column, same_level_sequence=False)
-            elif _KEY.match(inner) and not inner.startswith(("[", "{", '"', "'")) or (
-                inner[:1] in "\"'" and _KEY.match(inner)
+            elif (
+                _KEY.match(inner)
+                and not inner.startswith(("[", "{", '"', "'"))
+                or (inner[:1] in "\"'" and _KEY.match(inner))
             ):
                 # "- key: value": a mapping whose keys line up with this first key.
                 item_column = column + 1 + (len(rest) - len(rest.lstrip(" ")))

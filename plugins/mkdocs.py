@@ -232,7 +232,7 @@ def _blog_listings(config: MkDocsConfig) -> dict[str, tuple[str, ...]]:
             per_page = _blog_posts_per_page(plugin, view) if len(pages) > 1 else len(posts)
             for at, listing in enumerate(pages):
                 if getattr(listing, "url", None) is not None:
-                    shown[listing.url] = tuple(post.url for post in posts[at * per_page:(at + 1) * per_page])
+                    shown[listing.url] = tuple(post.url for post in posts[at * per_page : (at + 1) * per_page])
     return shown
 
 
@@ -299,4 +299,3 @@ def _front_matter(file: File) -> dict[str, Any]:
         return get_data(file.content_string)[1]
     except (OSError, UnicodeDecodeError):
         return {}
-

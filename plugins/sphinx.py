@@ -158,7 +158,8 @@ def _pages(app: Sphinx) -> dict[str, sitemapkit.Page]:
         # ``:sitemap: false`` pages are handed over unlisted: the report counts them,
         # and their dates still count for the indices that show them.
         name: _page(
-            builder, name,
+            builder,
+            name,
             source=env.doc2path(name),
             listed=_listed(env, name),
             includes=tuple(sorted(srcdir / dep for dep in dependencies[name])) if dependencies.get(name) else (),
@@ -247,7 +248,8 @@ def _collected_pages(app: Sphinx) -> set[str]:
     earlier = saved.get(str(app.outdir))
     rendered = getattr(app, _RENDERED, set())
     names = {
-        name for name in (set(earlier) if isinstance(earlier, list) else set()) | rendered
+        name
+        for name in (set(earlier) if isinstance(earlier, list) else set()) | rendered
         if isinstance(name, str) and Path(app.builder.get_outfilename(name)).is_file()
     }
     setattr(app, _RENDERED, set())

@@ -227,8 +227,12 @@ def option_samples(folder: Path) -> dict[str, object]:
     from sitemapkit import Options
 
     # Options whose values are free-form text: a new one fails here until it has a sample.
-    text = {"filename": "site-map", "stylesheet_template": str(folder), "x_default": "en",
-            "report_file": "sitemap-report.txt"}
+    text = {
+        "filename": "site-map",
+        "stylesheet_template": str(folder),
+        "x_default": "en",
+        "report_file": "sitemap-report.txt",
+    }
     samples: dict[str, object] = {}
     for spec in Options.specs():
         if spec.choices:
@@ -267,7 +271,9 @@ def report_exclusions(report_text: str) -> dict[str, str]:
     return found
 
 
-def assert_every_page_accounted(site: Path, base_url: str, report_text: str, entry: str = "sitemap.xml") -> dict[str, str]:
+def assert_every_page_accounted(
+    site: Path, base_url: str, report_text: str, entry: str = "sitemap.xml"
+) -> dict[str, str]:
     """Every HTML file under ``site`` is either listed or in the report with its
     reason; returns file (relative, as written) -> reason for the ones left out.
 
@@ -276,9 +282,13 @@ def assert_every_page_accounted(site: Path, base_url: str, report_text: str, ent
     import os
     from urllib.parse import unquote
 
-    listed = {unquote(loc[len(base_url):]) for loc in sitemap_entries(site, entry)} if (site / entry).exists() else set()
-    reasons = {unquote(loc[len(base_url):]) if loc.startswith(base_url) else loc: reason
-               for loc, reason in report_exclusions(report_text).items()}
+    listed = (
+        {unquote(loc[len(base_url) :]) for loc in sitemap_entries(site, entry)} if (site / entry).exists() else set()
+    )
+    reasons = {
+        unquote(loc[len(base_url) :]) if loc.startswith(base_url) else loc: reason
+        for loc, reason in report_exclusions(report_text).items()
+    }
     unaccounted, left_out = [], {}
     for folder, dirs, files in os.walk(site):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
@@ -286,7 +296,11 @@ def assert_every_page_accounted(site: Path, base_url: str, report_text: str, ent
             if not name.endswith((".html", ".htm")):
                 continue
             relative = (Path(folder) / name).relative_to(site).as_posix()
-            url_path = relative[: -len("index.html")] if relative == "index.html" or relative.endswith("/index.html") else relative
+            url_path = (
+                relative[: -len("index.html")]
+                if relative == "index.html" or relative.endswith("/index.html")
+                else relative
+            )
             if url_path in listed or relative in listed:
                 continue
             if url_path in reasons or relative in reasons:

@@ -26,18 +26,50 @@ SITES = {
     ),
     "mkdocs": (
         "https://example.org/",
-        lambda out: [sys.executable, "-m", "mkdocs", "build", "--quiet", "--strict",
-                     "-f", str(FIXTURES / "mkdocs" / "mkdocs.yml"), "-d", str(out)],
+        lambda out: [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--quiet",
+            "--strict",
+            "-f",
+            str(FIXTURES / "mkdocs" / "mkdocs.yml"),
+            "-d",
+            str(out),
+        ],
     ),
     "pelican": (
         "https://example.org/blog/",
-        lambda out: [sys.executable, "-m", "pelican", str(FIXTURES / "pelican" / "content"),
-                     "-s", str(FIXTURES / "pelican" / "pelicanconf.py"), "-o", str(out), "--fatal", "warnings", "-q"],
+        lambda out: [
+            sys.executable,
+            "-m",
+            "pelican",
+            str(FIXTURES / "pelican" / "content"),
+            "-s",
+            str(FIXTURES / "pelican" / "pelicanconf.py"),
+            "-o",
+            str(out),
+            "--fatal",
+            "warnings",
+            "-q",
+        ],
     ),
     "sphinx": (
         "https://docs.example.org/",
-        lambda out: [sys.executable, "-m", "sphinx", "-b", "html", "-W", "-q", "-d", str(out.parent / "doctrees"),
-                     str(FIXTURES / "sphinx"), str(out)],
+        lambda out: [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-b",
+            "html",
+            "-W",
+            "-q",
+            "-d",
+            str(out.parent / "doctrees"),
+            str(FIXTURES / "sphinx"),
+            str(out),
+        ],
     ),
 }
 
@@ -67,8 +99,10 @@ def main(name: str, folder: Path) -> int:
         print(f"  {problem}")
     robots = (out / "robots.txt").read_text() if (out / "robots.txt").exists() else ""
     sitemap_lines = [line for line in robots.splitlines() if line.lower().startswith("sitemap:")]
-    print(f"demo {name:8} {base_url:28} {result.summary().removeprefix('sitemapkit check: ')}; "
-          f"robots.txt: {', '.join(sitemap_lines) or 'not written (base URL below the host root)'}")
+    print(
+        f"demo {name:8} {base_url:28} {result.summary().removeprefix('sitemapkit check: ')}; "
+        f"robots.txt: {', '.join(sitemap_lines) or 'not written (base URL below the host root)'}"
+    )
     print(f"     {'':8} sitemap: {_shown(out / 'sitemap.xml')}")
     return 1 if result.problems else 0
 

@@ -32,15 +32,21 @@ REQUIRED_PYTHON = (3, 11)
 
 # name -> (pip requirements beyond the project itself, test folders run in it)
 ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
-    "core": ([".[test]"], ["tests/core"]),
+    # The lint checks (ruff, mypy) run once, here: tests/lint.
+    "core": ([".[test,lint]"], ["tests/core", "tests/lint"]),
     "mkdocs": (
-        [".[test,mkdocs]", "mkdocs==1.6.1", "mkdocs-material>=9.8,<9.9", "mkdocs-redirects>=1.2",
-         "mkdocs-static-i18n>=1.3,<2",
-         # Zensical builds mkdocs.yml projects without running our plugin: the tests
-         # compare `sitemapkit build --config` after it with the adapter. Its newest
-         # release on PyPI (0.1.x) needs a zensical-ui that is not published; pip
-         # takes the newest that installs.
-         "zensical>=0.0.73"],
+        [
+            ".[test,mkdocs]",
+            "mkdocs==1.6.1",
+            "mkdocs-material>=9.8,<9.9",
+            "mkdocs-redirects>=1.2",
+            "mkdocs-static-i18n>=1.3,<2",
+            # Zensical builds mkdocs.yml projects without running our plugin: the tests
+            # compare `sitemapkit build --config` after it with the adapter. Its newest
+            # release on PyPI (0.1.x) needs a zensical-ui that is not published; pip
+            # takes the newest that installs.
+            "zensical>=0.0.73",
+        ],
         ["tests/mkdocs"],
     ),
     # pelican-seo and pelican-i18n-subsites: the plugins the adapter must play well with.
@@ -53,8 +59,13 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     # each builds the fixtures and runs its adapter's tests, as the newest do.
     "core-oldest": ([".[test]", "Jinja2==3.0.0"], ["tests/core"]),
     "mkdocs-oldest": (
-        [".[test,mkdocs]", "mkdocs==1.6.0", "mkdocs-material>=9.7,<9.8", "mkdocs-redirects>=1.2",
-         "mkdocs-static-i18n>=1.3,<2"],
+        [
+            ".[test,mkdocs]",
+            "mkdocs==1.6.0",
+            "mkdocs-material>=9.7,<9.8",
+            "mkdocs-redirects>=1.2",
+            "mkdocs-static-i18n>=1.3,<2",
+        ],
         ["tests/mkdocs"],
     ),
     "pelican-oldest": (
@@ -101,8 +112,10 @@ def interpreter_problem(version: tuple[int, ...] = tuple(sys.version_info)) -> s
         return None
     need = ".".join(map(str, REQUIRED_PYTHON))
     have = ".".join(map(str, version[:3]))
-    return (f"tests/tasks.py needs Python {need} or newer (this is Python {have}); "
-            f"run it with python{need} tests/tasks.py, or any newer python3")
+    return (
+        f"tests/tasks.py needs Python {need} or newer (this is Python {have}); "
+        f"run it with python{need} tests/tasks.py, or any newer python3"
+    )
 
 
 def venv_python(name: str) -> Path:
@@ -151,21 +164,29 @@ def ensure_env(name: str, extra: list[str] = ()) -> Path:
         # Made by another interpreter (PYTHONS changed): start again.
         shutil.rmtree(VENVS / name)
     if not python.exists():
-        _step(f"{_shown(VENVS / name)}: creating the virtual environment", log,
-              [base_python(name), "-m", "venv", str(VENVS / name)])
+        _step(
+            f"{_shown(VENVS / name)}: creating the virtual environment",
+            log,
+            [base_python(name), "-m", "venv", str(VENVS / name)],
+        )
         _step(f"{_shown(VENVS / name)}: upgrading pip", log, [str(python), "-m", "pip", "install", "--upgrade", "pip"])
     # -e: tests run against the working tree; setuptools' editable finder maps
     # sitemapkit -> core/ and sitemapkit.plugins -> plugins/ without exposing either.
     reqs = ["-e" + r if r.startswith(".[") else r for r in requirements]
-    _step(f"{_shown(VENVS / name)}: installing {' '.join(requirements)}", log,
-          [str(python), "-m", "pip", "install", "--progress-bar", "off", *reqs])
+    _step(
+        f"{_shown(VENVS / name)}: installing {' '.join(requirements)}",
+        log,
+        [str(python), "-m", "pip", "install", "--progress-bar", "off", *reqs],
+    )
     stamp.write_text(wanted)
     return python
 
 
 # What pip prints when it moves on to another package: shown as progress.
-_PIP_PROGRESS = re.compile(r"^\s*(Collecting|Downloading|Processing|Obtaining|Building|Installing collected|"
-                           r"Successfully installed|Preparing|Getting requirements)\b")
+_PIP_PROGRESS = re.compile(
+    r"^\s*(Collecting|Downloading|Processing|Obtaining|Building|Installing collected|"
+    r"Successfully installed|Preparing|Getting requirements)\b"
+)
 # A heartbeat in logs that are not a terminal (CI): one line this often, at most.
 _HEARTBEAT_SECONDS = 10
 
@@ -182,8 +203,14 @@ def _step(title: str, log: Path, command: list[str]) -> None:
     with log.open("a") as record:
         record.write(f"$ {' '.join(command)}\n")
         record.flush()
-        proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                env={**os.environ, **_PIP_ENV})
+        proc = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, **_PIP_ENV},
+        )
 
         def read() -> None:
             nonlocal latest
@@ -232,7 +259,10 @@ def _run_pytest(name: str, python: Path, paths: list[str], extra_args: list[str]
         # importable by accident; tests see the installed package only. (What -P
         # does, which Python 3.10 lacks: -c puts only the current folder first.)
         [str(python), "-c", _PYTEST_OFF_ROOT, *existing, *extra_args],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     tail = []
     assert proc.stdout is not None
@@ -270,15 +300,21 @@ def ensure_chromium() -> None:
     if find_chromium():
         return
     if os.geteuid() != 0 or not shutil.which("apt-get"):
-        print("[tasks] chromium is missing and cannot be installed here (needs root and apt-get): "
-              "the browser-view tests skip, or fail under CI=true (README, 'Tests')", flush=True)
+        print(
+            "[tasks] chromium is missing and cannot be installed here (needs root and apt-get): "
+            "the browser-view tests skip, or fail under CI=true (README, 'Tests')",
+            flush=True,
+        )
         return
     print("[tasks] installing Debian's chromium (for the browser view test)", flush=True)
     quiet = {"stdout": subprocess.DEVNULL, "env": {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}}
     subprocess.run(["apt-get", "update", "-qq"], check=True, **quiet)
     # fonts-liberation: Chromium only recommends it, and screenshots need a font.
-    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", "fonts-liberation"],
-                   check=True, **quiet)
+    subprocess.run(
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", "fonts-liberation"],
+        check=True,
+        **quiet,
+    )
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -310,8 +346,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     worst = 0
     for name in ("core", "mkdocs", "pelican", "sphinx"):
         python = ensure_env(name)
-        code = subprocess.run([str(python), str(ROOT / "tests" / "demo.py"), name, str(keep / name)],
-                              cwd=ROOT).returncode
+        code = subprocess.run(
+            [str(python), str(ROOT / "tests" / "demo.py"), name, str(keep / name)], cwd=ROOT
+        ).returncode
         worst = worst or code
     print(f"[tasks] the built sites are kept in {_shown(keep)}/<name>/site (open the sitemaps above)")
     return worst
@@ -344,8 +381,11 @@ def main() -> int:
     test.add_argument("--only", action="append", choices=list(ENVIRONMENTS))
     test.add_argument("pytest_args", nargs="*")
     demo = sub.add_parser("demo", help="build the fixture sites with their real generators, then check them")
-    demo.add_argument("--keep", metavar="DIR",
-                      help=f"where to keep the built sites (default {DEMO_DIR.relative_to(ROOT)}/ in the repository)")
+    demo.add_argument(
+        "--keep",
+        metavar="DIR",
+        help=f"where to keep the built sites (default {DEMO_DIR.relative_to(ROOT)}/ in the repository)",
+    )
     bench = sub.add_parser("bench", help="run the benchmarks (not part of the tests)")
     bench.add_argument("--only", action="append", choices=list(BENCHMARKS))
     bench.add_argument("bench_args", nargs="*")

@@ -57,14 +57,56 @@ for name in sorted(os.listdir(source)):
 # --- the URL list -------------------------------------------------------------
 
 _WORDS = (
-    "install", "config", "getting", "started", "api", "reference", "guide", "release", "notes",
-    "plugin", "theme", "search", "deploy", "migrate", "overview", "tutorial", "faq", "advanced",
-    "custom", "routing", "cache", "build", "metrics", "security", "auth", "tokens", "webhooks",
-    "errors", "limits", "upgrade", "backup", "logging", "storage", "network", "billing", "teams",
+    "install",
+    "config",
+    "getting",
+    "started",
+    "api",
+    "reference",
+    "guide",
+    "release",
+    "notes",
+    "plugin",
+    "theme",
+    "search",
+    "deploy",
+    "migrate",
+    "overview",
+    "tutorial",
+    "faq",
+    "advanced",
+    "custom",
+    "routing",
+    "cache",
+    "build",
+    "metrics",
+    "security",
+    "auth",
+    "tokens",
+    "webhooks",
+    "errors",
+    "limits",
+    "upgrade",
+    "backup",
+    "logging",
+    "storage",
+    "network",
+    "billing",
+    "teams",
 )
 _NON_ASCII_WORDS = (
-    "ümlaut", "café", "naïve", "straße", "résumé", "crème-brûlée", "señor", "日本語",
-    "ドキュメント", "設定ガイド", "привет", "ελληνικά",
+    "ümlaut",
+    "café",
+    "naïve",
+    "straße",
+    "résumé",
+    "crème-brûlée",
+    "señor",
+    "日本語",
+    "ドキュメント",
+    "設定ガイド",
+    "привет",
+    "ελληνικά",
 )
 NON_ASCII_SHARE = 0.02
 QUERY_SHARE = 0.01
@@ -258,23 +300,48 @@ def benchmark(args: argparse.Namespace, work: Path) -> int:
     logs.mkdir()
     # Asked of a child: importing sitemapkit here would raise this process's memory
     # high-water mark, which Linux folds into every child's peak RSS.
-    deflate = subprocess.run(
-        [sys.executable, "-c", "from sitemapkit import publish; print(publish._deflate.__name__.rpartition('.')[2])"],
-        capture_output=True, text=True, check=True).stdout.strip().replace("zlib_ng", "zlib-ng")
+    deflate = (
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from sitemapkit import publish; print(publish._deflate.__name__.rpartition('.')[2])",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        .stdout.strip()
+        .replace("zlib_ng", "zlib-ng")
+    )
     load_before = os.getloadavg()
 
     started = time.perf_counter()
     run_measured(
-        [sys.executable, __file__, "--write-urls", str(urls_tsv), "--urls", str(args.urls),
-         "--seed", str(args.seed)] + (["--relative"] if args.relative else []),
+        [sys.executable, __file__, "--write-urls", str(urls_tsv), "--urls", str(args.urls), "--seed", str(args.seed)]
+        + (["--relative"] if args.relative else []),
         logs / "urls.log",
     )
-    print(f"URL list: {args.urls:,} URLs, {urls_tsv.stat().st_size / 1e6:.1f} MB "
-          f"({time.perf_counter() - started:.1f}s, not timed)", flush=True)
+    print(
+        f"URL list: {args.urls:,} URLs, {urls_tsv.stat().st_size / 1e6:.1f} MB "
+        f"({time.perf_counter() - started:.1f}s, not timed)",
+        flush=True,
+    )
 
     ours_out, floor_in, floor_out = work / "sitemapkit", work / "floor_in", work / "floor_out"
-    generate = [sys.executable, "-m", "sitemapkit", "generate", "--input", str(urls_tsv),
-                "--base-url", BASE_URL, "--out", str(ours_out), "--gzip"]
+    generate = [
+        sys.executable,
+        "-m",
+        "sitemapkit",
+        "generate",
+        "--input",
+        str(urls_tsv),
+        "--base-url",
+        BASE_URL,
+        "--out",
+        str(ours_out),
+        "--gzip",
+    ]
     floor = [sys.executable, "-c", FLOOR_PROGRAM, str(floor_in), str(floor_out)]
 
     # A first, untimed run writes the shards the floor compresses and warms the page
@@ -295,8 +362,10 @@ def benchmark(args: argparse.Namespace, work: Path) -> int:
         deterministic = deterministic and tree_digest(ours_out) == expected
         fresh(floor_out)
         floor_runs.append(run_measured(floor, logs / f"floor-{round_}.log"))
-        print(f"round {round_}/{args.rounds}: sitemapkit {ours_runs[-1].wall:.2f}s, "
-              f"floor {floor_runs[-1].wall:.2f}s", flush=True)
+        print(
+            f"round {round_}/{args.rounds}: sitemapkit {ours_runs[-1].wall:.2f}s, floor {floor_runs[-1].wall:.2f}s",
+            flush=True,
+        )
 
     ours_wall = statistics.median(r.wall for r in ours_runs)
     floor_wall = statistics.median(r.wall for r in floor_runs)
@@ -318,31 +387,51 @@ def benchmark(args: argparse.Namespace, work: Path) -> int:
     checks = [
         ("wall-time ratio", f"{ratio:.2f}", f"<= {TARGET_RATIO}", ratio <= TARGET_RATIO),
         ("CPU-time ratio", f"{cpu_ratio:.2f}", "-", None),
-        ("output size ratio", f"{size_ratio:.4f}", f"1 +/- {TARGET_SIZE_TOLERANCE:.0%}",
-         abs(size_ratio - 1) <= TARGET_SIZE_TOLERANCE),
-        ("same deflate stream as level 6", {True: "yes", False: "no", None: "n/a"}[same_level],
-         "yes" if deflate == "zlib" else "-", same_level),
+        (
+            "output size ratio",
+            f"{size_ratio:.4f}",
+            f"1 +/- {TARGET_SIZE_TOLERANCE:.0%}",
+            abs(size_ratio - 1) <= TARGET_SIZE_TOLERANCE,
+        ),
+        (
+            "same deflate stream as level 6",
+            {True: "yes", False: "no", None: "n/a"}[same_level],
+            "yes" if deflate == "zlib" else "-",
+            same_level,
+        ),
         ("peak RSS, sitemapkit", f"{peak:.1f} MiB", f"< {TARGET_PEAK_MIB} MiB", peak < TARGET_PEAK_MIB),
         ("URLs written", f"{prepared.urls:,}", f"{args.urls:,}", prepared.urls == args.urls),
         ("same bytes every round", "yes" if deterministic else "no", "yes", deterministic),
     ]
 
     print()
-    layout = (f"{len(prepared.shards)} gzip shards + index" if prepared.shards
-              else "one uncompressed sitemap (too few URLs to shard)")
-    print(f"sitemapkit core benchmark: {args.urls:,} URLs ({'relative' if args.relative else 'absolute'} "
-          f"in the list), {layout}, "
-          f"{prepared.uncompressed / 1e6:.1f} MB uncompressed, {args.rounds} round(s)")
-    print(f"machine: {os.cpu_count()} CPUs, load average {load_before[0]:.2f} before, {load_after[0]:.2f} after "
-          "(a shared machine makes wall times noisy; sitemapkit works in one process per core)")
+    layout = (
+        f"{len(prepared.shards)} gzip shards + index"
+        if prepared.shards
+        else "one uncompressed sitemap (too few URLs to shard)"
+    )
+    print(
+        f"sitemapkit core benchmark: {args.urls:,} URLs ({'relative' if args.relative else 'absolute'} "
+        f"in the list), {layout}, "
+        f"{prepared.uncompressed / 1e6:.1f} MB uncompressed, {args.rounds} round(s)"
+    )
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {load_before[0]:.2f} before, {load_after[0]:.2f} after "
+        "(a shared machine makes wall times noisy; sitemapkit works in one process per core)"
+    )
     print(f"deflate: {deflate} in sitemapkit, zlib {zlib.ZLIB_RUNTIME_VERSION} in the floor, both at level 6")
     print()
     print(f"  {'':22}{'wall s':>8}  {'CPU s':>6}  {'peak RSS':>10}  {'output':>10}  rounds (wall s)")
-    for label, runs, size in (("sitemapkit generate", ours_runs, ours_size), ("floor: zlib level 6", floor_runs, floor_size)):
-        print(f"  {label:22}{statistics.median(r.wall for r in runs):8.2f}  "
-              f"{statistics.median(r.cpu for r in runs):6.2f}  "
-              f"{mib(max(r.peak_kib for r in runs)):6.1f} MiB  {size / 1e6:7.2f} MB  "
-              + " ".join(f"{r.wall:.2f}" for r in runs))
+    for label, runs, size in (
+        ("sitemapkit generate", ours_runs, ours_size),
+        ("floor: zlib level 6", floor_runs, floor_size),
+    ):
+        print(
+            f"  {label:22}{statistics.median(r.wall for r in runs):8.2f}  "
+            f"{statistics.median(r.cpu for r in runs):6.2f}  "
+            f"{mib(max(r.peak_kib for r in runs)):6.1f} MiB  {size / 1e6:7.2f} MB  "
+            + " ".join(f"{r.wall:.2f}" for r in runs)
+        )
     print(f"  (an empty interpreter measures {baseline:.1f} MiB here)")
     print()
     print(f"  {'check':32}{'value':>14}  {'target':>12}  result")
@@ -376,7 +465,9 @@ def profile(args: argparse.Namespace, work: Path) -> int:
     profiler.enable()
     status = main(argv)
     profiler.disable()
-    print(f"profiled generate of {args.urls:,} URLs: {time.perf_counter() - started:.2f}s under cProfile, exit {status}")
+    print(
+        f"profiled generate of {args.urls:,} URLs: {time.perf_counter() - started:.2f}s under cProfile, exit {status}"
+    )
     stats = pstats.Stats(profiler).strip_dirs()
     for order in ("tottime", "cumulative"):
         print(f"\n=== top 25 by {order}")
@@ -389,8 +480,9 @@ def main() -> int:
     parser.add_argument("--urls", type=int, help="URLs to write (default 1,000,000; 200,000 with --profile)")
     parser.add_argument("--rounds", type=int, default=3, help="timed runs of each side (median is reported)")
     parser.add_argument("--seed", type=int, default=2, help="seed of the URL list")
-    parser.add_argument("--relative", action="store_true",
-                        help="write the list's URLs relative to the base URL (the core's fast path)")
+    parser.add_argument(
+        "--relative", action="store_true", help="write the list's URLs relative to the base URL (the core's fast path)"
+    )
     parser.add_argument("--assert", dest="assert_", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--profile", action="store_true", help="profile generate in-process instead")
     parser.add_argument("--keep", action="store_true", help="keep the working folder and print its path")

@@ -75,12 +75,20 @@ def _head(url: str, title: str, extra: str) -> str:
         '<link rel="stylesheet" href="../assets/stylesheets/palette.06af60db.min.css">\n'
         '<link rel="preconnect" href="https://fonts.gstatic.com" crossorigin>\n'
         '<link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Roboto:300,300i,400,400i,700,700i%7CRoboto+Mono:400,400i,700,700i&display=fallback">\n'
-        '<style>:root{--md-text-font:"Roboto";--md-code-font:"Roboto Mono"}' + ".md-typeset h1{margin:0}" * 40 + "</style>\n"
+        '<style>:root{--md-text-font:"Roboto";--md-code-font:"Roboto Mono"}'
+        + ".md-typeset h1{margin:0}"
+        * 40
+        + "</style>\n"
         '<script>__md_scope=new URL("..",location),__md_hash=e=>[...e].reduce(((e,_)=>(e<<5)-e+_.charCodeAt(0)),0),'
         '__md_get=(e,_=localStorage,t=__md_scope)=>JSON.parse(_.getItem(t.pathname+"."+e)),'
         '__md_set=(e,_,t=localStorage,a=__md_scope)=>{try{t.setItem(a.pathname+"."+e,JSON.stringify(_))}catch(e){}}</script>\n'
-        + "".join(f'<meta property="og:{k}" content="{title} {k}">\n' for k in ("title", "type", "url", "image", "description", "site_name"))
-        + "".join(f'<meta name="twitter:{k}" content="{title} {k}">\n' for k in ("card", "title", "description", "image"))
+        + "".join(
+            f'<meta property="og:{k}" content="{title} {k}">\n'
+            for k in ("title", "type", "url", "image", "description", "site_name")
+        )
+        + "".join(
+            f'<meta name="twitter:{k}" content="{title} {k}">\n' for k in ("card", "title", "description", "image")
+        )
         + f'<script id="__config" type="application/json">{config}</script>\n'
         + extra
         + "</head>\n"
@@ -114,7 +122,7 @@ def synthetic_page(number: int, rng: random.Random) -> tuple[str, bytes]:
     title = f"Page {number}"
     body_parts = ['<body dir="ltr">\n<nav class="md-nav">\n']
     body_parts += [f'<a class="md-nav__link" href="../page{n:04d}/">Page {n}</a>\n' for n in range(60)]
-    body_parts.append('</nav>\n<article class="md-content__inner md-typeset">\n' f"<h1>{title}</h1>\n")
+    body_parts.append(f'</nav>\n<article class="md-content__inner md-typeset">\n<h1>{title}</h1>\n')
     target_size = rng.randint(20_000, 40_000)
     size = sum(map(len, body_parts))
     while size < target_size:
@@ -123,7 +131,9 @@ def synthetic_page(number: int, rng: random.Random) -> tuple[str, bytes]:
         size += len(chunk)
     body_parts.append("</article>\n</body>\n</html>\n")
     canonical_url = f"{BASE_URL}section{number // 100:02d}/page{number:04d}/"
-    html = '<!doctype html>\n<html lang="en" class="no-js">\n' + _head(canonical_url, title, extra) + "".join(body_parts)
+    html = (
+        '<!doctype html>\n<html lang="en" class="no-js">\n' + _head(canonical_url, title, extra) + "".join(body_parts)
+    )
     return url, html.encode("utf-8")
 
 
@@ -223,7 +233,20 @@ def measure_sphinx(folder: Path, python: Path, count: int, rounds: int) -> tuple
         return None
     src, out = folder / "sphinx-src", folder / "sphinx-out"
     generate_sphinx_project(src, count)
-    command = [str(python), "-m", "sphinx", "-q", "-b", "html", "-j", "1", "-d", str(folder / "doctrees"), str(src), str(out)]
+    command = [
+        str(python),
+        "-m",
+        "sphinx",
+        "-q",
+        "-b",
+        "html",
+        "-j",
+        "1",
+        "-d",
+        str(folder / "doctrees"),
+        str(src),
+        str(out),
+    ]
     started = time.perf_counter()
     result = subprocess.run(command, capture_output=True, text=True)
     build_seconds = time.perf_counter() - started

@@ -88,7 +88,9 @@ def make_site(root: Path, pages: int, commits: int, seed: int = 6) -> None:
     stream: list[bytes] = []
 
     def commit(when: int, changes: list[str]) -> None:
-        stream.append(f"commit refs/heads/main\ncommitter Bench <bench@example.invalid> {when} +0000\ndata 6\nchange\n".encode())
+        stream.append(
+            f"commit refs/heads/main\ncommitter Bench <bench@example.invalid> {when} +0000\ndata 6\nchange\n".encode()
+        )
         stream.extend(line.encode() for line in changes)
 
     def inline(path: str, text: str) -> str:
@@ -189,7 +191,9 @@ def check_dates(root: Path, pages: list[Path], included: list[Path]) -> None:
     renamed = [p for p in in_git if "-v" in p.stem][: CHECK_SAMPLE // 3]
     shared = [p for p in included if ".venv" not in p.parts][: CHECK_SAMPLE // 3]
     others = [p for p in in_git if p not in renamed]
-    sample = renamed + shared + random.Random(1).sample(others, min(CHECK_SAMPLE - len(renamed) - len(shared), len(others)))
+    sample = (
+        renamed + shared + random.Random(1).sample(others, min(CHECK_SAMPLE - len(renamed) - len(shared), len(others)))
+    )
     for path in sample:
         expected = last_change_on_branch(root, path)
         if result.dates[path] != expected:
@@ -201,7 +205,11 @@ def last_change_on_branch(root: Path, path: Path) -> dt.datetime:
     branch's first-parent chain that changed the file under its current name."""
     out = subprocess.run(
         ["git", "log", "-1", "--first-parent", "--format=%ct", "--", str(path.relative_to(root))],
-        cwd=root, capture_output=True, text=True, check=True, env=git_env(),
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=git_env(),
     ).stdout.strip()
     if not out:
         raise SystemExit(f"no change of {path} in its history")
@@ -212,7 +220,8 @@ def time_build(root: Path, config: str, out: Path) -> float:
     begin = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / config), "-d", str(out)],
-        check=True, env=git_env(),
+        check=True,
+        env=git_env(),
     )
     return time.perf_counter() - begin
 
@@ -242,11 +251,16 @@ def main() -> int:
         make_site(root, args.pages, args.commits)
         pages = sources(root)
         included = includes(root)
-        print(f"site: {len(pages)} pages, {len(included)} included files, {args.commits} commits, "
-              f"made in {time.perf_counter() - begin:.1f} s", flush=True)
+        print(
+            f"site: {len(pages)} pages, {len(included)} included files, {args.commits} commits, "
+            f"made in {time.perf_counter() - begin:.1f} s",
+            flush=True,
+        )
         check_dates(root, pages, included)
-        print(f"dates checked against per-file `git log -1 --first-parent` on {min(CHECK_SAMPLE, len(pages))} files",
-              flush=True)
+        print(
+            f"dates checked against per-file `git log -1 --first-parent` on {min(CHECK_SAMPLE, len(pages))} files",
+            flush=True,
+        )
 
         timings: dict[str, list[float]] = {"plain": [], "lastmod": [], "gitrev": []}
         for round_number in range(1, args.rounds + 1):
@@ -262,13 +276,19 @@ def main() -> int:
         share = lastmod / plain
         print(f"\nmedian of {args.rounds} rounds, {len(pages)} pages, {args.commits} commits:")
         print(f"  mkdocs build (search only)        {plain:8.3f} s")
-        print(f"  resolve_lastmods (git pass)       {lastmod:8.3f} s   {share:6.1%} of the build (target <= {TARGET_SHARE:.0%})")
+        print(
+            f"  resolve_lastmods (git pass)       {lastmod:8.3f} s   {share:6.1%} of the build (target <= {TARGET_SHARE:.0%})"
+        )
         if has_gitrev:
             gitrev = statistics.median(timings["gitrev"])
-            print(f"  mkdocs build + git-revision-date  {gitrev:8.3f} s   {gitrev / plain:6.2f}x the build "
-                  f"(+{gitrev - plain:.3f} s; sitemapkit's pass adds {lastmod:.3f} s)")
+            print(
+                f"  mkdocs build + git-revision-date  {gitrev:8.3f} s   {gitrev / plain:6.2f}x the build "
+                f"(+{gitrev - plain:.3f} s; sitemapkit's pass adds {lastmod:.3f} s)"
+            )
         else:
-            print("  mkdocs build + git-revision-date  not measured: pip install mkdocs-git-revision-date-localized-plugin")
+            print(
+                "  mkdocs build + git-revision-date  not measured: pip install mkdocs-git-revision-date-localized-plugin"
+            )
         if args.keep:
             print(f"\nsite kept in {root}")
         return 1 if args.check and share > TARGET_SHARE else 0

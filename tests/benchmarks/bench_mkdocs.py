@@ -57,9 +57,13 @@ FIRST_DATE = dt.datetime(2023, 1, 1, 12, 0, tzinfo=dt.timezone.utc)
 
 def _git(root: Path, *args: str, when: dt.datetime | None = None) -> None:
     env = {
-        **os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.org",
-        "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.org",
+        **os.environ,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.org",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.org",
     }
     if when is not None:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
@@ -140,7 +144,9 @@ def check_output(root: Path, pages: int) -> None:
     urls = text.count("<url>")
     lastmods = {line.split("<lastmod>")[1][:10] for line in text.splitlines() if "<lastmod>" in line}
     if urls != pages or not lastmods or max(lastmods) > f"{FIRST_DATE.year + 1}-12-31":
-        raise SystemExit(f"sitemapkit output looks wrong: {urls} URLs for {pages} pages, lastmods {sorted(lastmods)[:5]}")
+        raise SystemExit(
+            f"sitemapkit output looks wrong: {urls} URLs for {pages} pages, lastmods {sorted(lastmods)[:5]}"
+        )
     print(f"  checked: sitemapkit listed {urls} URLs with {len(lastmods)} distinct git dates")
 
 
@@ -152,8 +158,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=int, default=2000, help="pages in the generated site (2000)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of side-by-side builds (5)")
-    parser.add_argument("--nav", choices=("full", "sections"), default="full",
-                        help="nav of every page (full, MkDocs' default) or of section indexes only")
+    parser.add_argument(
+        "--nav",
+        choices=("full", "sections"),
+        default="full",
+        help="nav of every page (full, MkDocs' default) or of section indexes only",
+    )
     parser.add_argument("--budget", type=float, default=1.03, help="largest acceptable median ratio (1.03)")
     args = parser.parse_args()
     if args.pages < 2 or args.rounds < 1:
@@ -165,7 +175,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-mkdocs-") as tmp:
         root = Path(tmp)
         encode_pages(root, args.pages, args.nav)
-        print(f"{args.pages} pages, nav {args.nav}, {args.rounds} rounds, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+        print(
+            f"{args.pages} pages, nav {args.nav}, {args.rounds} rounds, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
+        )
         wall: dict[str, list[float]] = {v: [] for v in variants}
         cpu: dict[str, list[float]] = {v: [] for v in variants}
         for round_number in range(args.rounds):
@@ -175,13 +187,18 @@ def main() -> int:
                 seconds, cpu_seconds = build(root, variant)
                 wall[variant].append(seconds)
                 cpu[variant].append(cpu_seconds)
-            print(f"  round {round_number + 1}: "
-                  + ", ".join(f"{v} {wall[v][-1]:.2f}s ({cpu[v][-1]:.2f}s CPU)" for v in variants), flush=True)
+            print(
+                f"  round {round_number + 1}: "
+                + ", ".join(f"{v} {wall[v][-1]:.2f}s ({cpu[v][-1]:.2f}s CPU)" for v in variants),
+                flush=True,
+            )
         check_output(root, args.pages)
         print("medians of build time and of per-round ratios to plain MkDocs (wall; CPU)")
         over_budget = False
         for variant in variants:
-            line = f"  {variant:28} {statistics.median(wall[variant]):7.2f}s  {statistics.median(cpu[variant]):7.2f}s CPU"
+            line = (
+                f"  {variant:28} {statistics.median(wall[variant]):7.2f}s  {statistics.median(cpu[variant]):7.2f}s CPU"
+            )
             if variant != "mkdocs":
                 ratio = _median_ratio(wall[variant], wall["mkdocs"])
                 line += f"  ratio {ratio:.3f}; CPU ratio {_median_ratio(cpu[variant], cpu['mkdocs']):.3f}"
@@ -191,9 +208,12 @@ def main() -> int:
             print(line, flush=True)
         # Other load on the machine only ever adds time, so the fastest round of each
         # variant is the least disturbed figure (the budget is still judged on medians).
-        print("best of rounds: " + ", ".join(
-            f"{v} {min(wall[v]) / min(wall['mkdocs']):.3f}" for v in variants if v != "mkdocs"
-        ) + " (wall ratio to plain MkDocs)", flush=True)
+        print(
+            "best of rounds: "
+            + ", ".join(f"{v} {min(wall[v]) / min(wall['mkdocs']):.3f}" for v in variants if v != "mkdocs")
+            + " (wall ratio to plain MkDocs)",
+            flush=True,
+        )
     return 1 if over_budget else 0
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 TARGET_RATIO = 1.02
 
-CONFIG = '''\
+CONFIG = """\
 AUTHOR = "Author A"
 SITENAME = "Benchmark blog"
 SITEURL = "https://example.org"
@@ -45,7 +45,7 @@ ARTICLE_SAVE_AS = "{date:%Y}/{slug}/index.html"
 YEAR_ARCHIVE_URL = "{date:%Y}/"
 YEAR_ARCHIVE_SAVE_AS = "{date:%Y}/index.html"
 SITEMAP = {"format": "xml"}
-'''
+"""
 
 # name -> PLUGINS; "plain" is the baseline.
 VARIANTS = {
@@ -75,8 +75,7 @@ def write_site(root: Path, articles: int, seed: int = 1) -> None:
         # which a tag "t32" would collide with.
         tags = ", ".join(sorted({f"t{rng.randrange(60)}x" for _ in range(3)}))
         body = "\n\n".join(
-            " ".join(rng.choice(WORDS) for _ in range(rng.randrange(40, 90))).capitalize() + "."
-            for _ in range(4)
+            " ".join(rng.choice(WORDS) for _ in range(rng.randrange(40, 90))).capitalize() + "." for _ in range(4)
         )
         (root / "content" / f"article-{n:05d}.md").write_text(
             f"Title: Article {n} about {rng.choice(WORDS)}\n"
@@ -90,10 +89,17 @@ def write_site(root: Path, articles: int, seed: int = 1) -> None:
             f"Title: Page {n}\nSlug: page-{n}\n\nA page without dates: its lastmod is its last commit.\n",
             encoding="utf-8",
         )
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.org",
-           "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.org",
-           "GIT_AUTHOR_DATE": "2020-05-01T10:00:00Z", "GIT_COMMITTER_DATE": "2020-05-01T10:00:00Z"}
+    env = {
+        **os.environ,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.org",
+        "GIT_COMMITTER_NAME": "Bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.org",
+        "GIT_AUTHOR_DATE": "2020-05-01T10:00:00Z",
+        "GIT_COMMITTER_DATE": "2020-05-01T10:00:00Z",
+    }
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "site"]):
         subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
@@ -172,7 +178,10 @@ def build(root: Path, output: Path, plugins: list[str], pycache: Path) -> dict:
     started = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-c", _DRIVER, str(root / "pelicanconf.py"), str(output), json.dumps(plugins)],
-        cwd=root, env=env, capture_output=True, text=True,
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     elapsed = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -207,12 +216,17 @@ def main() -> int:
         for round_number in range(args.rounds):
             # Rotate the order each round so no variant always runs first.
             order = list(variants)
-            order = order[round_number % len(order):] + order[: round_number % len(order)]
+            order = order[round_number % len(order) :] + order[: round_number % len(order)]
             for name in order:
                 results[name].append(build(root, work / f"out-{name}", variants[name], pycache))
-            print(f"round {round_number + 1}/{args.rounds}: " + ", ".join(
-                f"{name} {results[name][-1]['wall']:.2f}s ({results[name][-1]['cpu']:.2f}s CPU)" for name in variants
-            ), flush=True)
+            print(
+                f"round {round_number + 1}/{args.rounds}: "
+                + ", ".join(
+                    f"{name} {results[name][-1]['wall']:.2f}s ({results[name][-1]['cpu']:.2f}s CPU)"
+                    for name in variants
+                ),
+                flush=True,
+            )
 
         def median(name: str, key: str) -> float:
             return statistics.median(r[key] for r in results[name])
@@ -221,20 +235,27 @@ def main() -> int:
         print(f"\n{args.articles} articles, {args.rounds} rounds (medians); sitemapkit listed {urls} URLs")
         print(f"{'variant':<16}{'wall':>9}{'ratio':>7}{'CPU':>9}{'ratio':>7}{'run()':>9}{'ratio':>7}")
         for name in variants:
-            print(f"{name:<16}" + "".join(
-                f"{median(name, key):>8.2f}s{median(name, key) / median('plain', key):>7.3f}"
-                for key in ("wall", "cpu", "run")
-            ))
+            print(
+                f"{name:<16}"
+                + "".join(
+                    f"{median(name, key):>8.2f}s{median(name, key) / median('plain', key):>7.3f}"
+                    for key in ("wall", "cpu", "run")
+                )
+            )
 
         # [wall, CPU] seconds per receiver; CPU is what load on the machine disturbs least.
         own = results["sitemapkit"]
         share_wall = statistics.median(sum(w for w, _ in r["own"].values()) / r["run"] for r in own)
         share_cpu = statistics.median(sum(c for _, c in r["own"].values()) / r["run_cpu"] for r in own)
         parts = {part: statistics.median(r["own"][part][1] for r in own) for part in own[0]["own"]}
-        print(f"\nsitemapkit's own share of its builds (medians): {share_cpu:.2%} of Pelican.run()'s CPU time, "
-              f"{share_wall:.2%} of its wall time")
-        print(f"  CPU: settings {parts['start_run']:.3f}s, collecting pages {parts['record_written']:.3f}s, "
-              f"build_site {parts['finish_run']:.3f}s; run() {statistics.median(r['run_cpu'] for r in own):.2f}s")
+        print(
+            f"\nsitemapkit's own share of its builds (medians): {share_cpu:.2%} of Pelican.run()'s CPU time, "
+            f"{share_wall:.2%} of its wall time"
+        )
+        print(
+            f"  CPU: settings {parts['start_run']:.3f}s, collecting pages {parts['record_written']:.3f}s, "
+            f"build_site {parts['finish_run']:.3f}s; run() {statistics.median(r['run_cpu'] for r in own):.2f}s"
+        )
         # The A/B ratio is what users feel, but on a busy machine its noise exceeds 2%;
         # plain run() time plus sitemapkit's own CPU share estimates the same ratio.
         ratio = median("sitemapkit", "wall") / median("plain", "wall")

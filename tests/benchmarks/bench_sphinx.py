@@ -69,8 +69,7 @@ def encode_pages(root: Path, pages: int) -> None:
     (src / "extra").mkdir(parents=True)
     (src / "extra" / "robots.txt").write_text("User-agent: *\nDisallow:\n")
     (src / "index.rst").write_text(
-        "Benchmark\n=========\n\n.. toctree::\n   :maxdepth: 1\n\n"
-        + "".join(f"   {s}/index\n" for s in sections)
+        "Benchmark\n=========\n\n.. toctree::\n   :maxdepth: 1\n\n" + "".join(f"   {s}/index\n" for s in sections)
     )
     written = 0
     for section in sections:
@@ -101,8 +100,13 @@ def encode_pages(root: Path, pages: int) -> None:
             f"html_extra_path = [{str(src / 'extra')!r}]\nexclude_patterns = ['_build', 'extra']\n"
         )
     if shutil.which("git"):
-        env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.org",
-               "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.org"}
+        env = {
+            **os.environ,
+            "GIT_AUTHOR_NAME": "bench",
+            "GIT_AUTHOR_EMAIL": "bench@example.org",
+            "GIT_COMMITTER_NAME": "bench",
+            "GIT_COMMITTER_EMAIL": "bench@example.org",
+        }
         for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "generated"]):
             subprocess.run(["git", *args], cwd=src, env=env, check=True)
 
@@ -113,8 +117,20 @@ def build(root: Path, variant: str, jobs: str) -> tuple[float, float, float]:
     out = root / "out"
     shutil.rmtree(out, ignore_errors=True)
     command = [
-        sys.executable, "-m", "sphinx", "-q", "-b", "html", "-j", jobs,
-        "-c", str(root / f"conf-{variant}"), "-d", str(out / "doctrees"), str(root / "src"), str(out / "html"),
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-q",
+        "-b",
+        "html",
+        "-j",
+        jobs,
+        "-c",
+        str(root / f"conf-{variant}"),
+        "-d",
+        str(out / "doctrees"),
+        str(root / "src"),
+        str(out / "html"),
     ]
     cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
@@ -161,8 +177,11 @@ def main() -> int:
                     wall[variant].append(seconds)
                     cpu[variant].append(cpu_seconds)
                     handler[variant].append(handler_seconds)
-                print(f"  -j {jobs} round {round_number + 1}: "
-                      + ", ".join(f"{v} {wall[v][-1]:.2f}s ({cpu[v][-1]:.2f}s CPU)" for v in variants), flush=True)
+                print(
+                    f"  -j {jobs} round {round_number + 1}: "
+                    + ", ".join(f"{v} {wall[v][-1]:.2f}s ({cpu[v][-1]:.2f}s CPU)" for v in variants),
+                    flush=True,
+                )
             print(f"-j {jobs}: medians of build time and of per-round ratios to no extension (wall; CPU)")
             for variant in variants:
                 line = (

@@ -77,12 +77,18 @@ class TestWriter:
 
 class TestBuildSite:
     def test_writes_and_reports(self, tmp_path: Path) -> None:
-        report = build_site([Page("a&b.html"), Page("ümlaut/"), Page("/outside", lastmod=None)],
-                            Options(base_url="https://example.org/docs/", lastmod="none"), tmp_path)
+        report = build_site(
+            [Page("a&b.html"), Page("ümlaut/"), Page("/outside", lastmod=None)],
+            Options(base_url="https://example.org/docs/", lastmod="none"),
+            tmp_path,
+        )
         assert report.urls == 2
         assert report.excluded_counts() == {"outside base_url": 1}
         assert "2 URLs in 1 file" in report.summary()
-        assert set(sitemap_entries(tmp_path)) == {"https://example.org/docs/a&b.html", "https://example.org/docs/%C3%BCmlaut/"}
+        assert set(sitemap_entries(tmp_path)) == {
+            "https://example.org/docs/a&b.html",
+            "https://example.org/docs/%C3%BCmlaut/",
+        }
         # Below the host root no robots.txt is written; the summary says what to add.
         assert not (tmp_path / "robots.txt").exists()
         assert "'Sitemap: https://example.org/docs/sitemap.xml'" in report.summary()
@@ -103,7 +109,11 @@ class TestBuildSite:
         assert "Sitemap: https://example.org/docs/sitemap.xml" in (tmp_path / "robots.txt").read_text()
 
     def test_robots_lists_every_index(self, tmp_path: Path) -> None:
-        build_site([Page(f"p{i:04d}") for i in range(300)], Options(base_url=BASE, max_urls=5, max_sitemaps=3, lastmod="none"), tmp_path)
+        build_site(
+            [Page(f"p{i:04d}") for i in range(300)],
+            Options(base_url=BASE, max_urls=5, max_sitemaps=3, lastmod="none"),
+            tmp_path,
+        )
         lines = [l for l in (tmp_path / "robots.txt").read_text().splitlines() if l.startswith("Sitemap:")]
         # robots.txt is the one file naming every index, each named by its
         # content, so that one rename switches them all; sitemap.xml is the first.
@@ -114,7 +124,9 @@ class TestBuildSite:
     def test_stale_shards_removed_nothing_else(self, tmp_path: Path) -> None:
         (tmp_path / "sitemap-notours.xml").write_text("user file")
         (tmp_path / "index.html").write_text("page")
-        build_site([Page(f"p{i:04d}") for i in range(400)], Options(base_url=BASE, max_urls=10, lastmod="none"), tmp_path)
+        build_site(
+            [Page(f"p{i:04d}") for i in range(400)], Options(base_url=BASE, max_urls=10, lastmod="none"), tmp_path
+        )
         many = {p.name for p in tmp_path.glob("sitemap-*.xml")}
         build_site([Page(f"p{i:04d}") for i in range(5)], Options(base_url=BASE, max_urls=10, lastmod="none"), tmp_path)
         left = {p.name for p in tmp_path.iterdir()}
@@ -130,8 +142,11 @@ class TestBuildSite:
         assert snapshot(a) == snapshot(b)
 
     def test_exclude_globs_on_path_below_base(self, tmp_path: Path) -> None:
-        report = build_site([Page("drafts/x/"), Page("keep/"), Page("ü/secret.html")],
-                            Options(base_url=BASE, exclude=("drafts/*", "ü/*"), lastmod="none"), tmp_path)
+        report = build_site(
+            [Page("drafts/x/"), Page("keep/"), Page("ü/secret.html")],
+            Options(base_url=BASE, exclude=("drafts/*", "ü/*"), lastmod="none"),
+            tmp_path,
+        )
         assert set(sitemap_entries(tmp_path)) == {"https://example.org/keep/"}
         assert report.excluded_counts() == {"exclude": 2}
 
@@ -161,8 +176,14 @@ class TestBuildSite:
         pages = [
             Page("a/", lastmod=dt.datetime(2024, 3, 1, 12, 30, tzinfo=dt.timezone(dt.timedelta(hours=2)))),
             Page("b/", source=src, changefreq="weekly", priority=0.2),
-            Page("en/tags/x/", members=("a/", "/b/", "https://example.org/elsewhere/"), changefreq="daily",
-                 priority=0.3, hreflang="en", translation_key="tags-x"),
+            Page(
+                "en/tags/x/",
+                members=("a/", "/b/", "https://example.org/elsewhere/"),
+                changefreq="daily",
+                priority=0.3,
+                hreflang="en",
+                translation_key="tags-x",
+            ),
             Page("de/tags/x/", members=("a/",), hreflang="de", translation_key="tags-x"),
         ]
         out = tmp_path / "out"
@@ -174,10 +195,14 @@ class TestBuildSite:
             "lastmod": "2024-03-01T12:30:00+02:00",
             "alternates": [("de", "https://example.org/de/tags/x/"), ("en", "https://example.org/en/tags/x/")],
         }
-        assert ("<loc>https://example.org/en/tags/x/</loc><lastmod>2024-03-01T12:30:00+02:00</lastmod>"
-                "<changefreq>daily</changefreq><priority>0.3</priority>") in text
-        assert ("<loc>https://example.org/b/</loc><lastmod>2020-09-13T12:26:40+00:00</lastmod>"
-                "<changefreq>weekly</changefreq><priority>0.2</priority>") in text
+        assert (
+            "<loc>https://example.org/en/tags/x/</loc><lastmod>2024-03-01T12:30:00+02:00</lastmod>"
+            "<changefreq>daily</changefreq><priority>0.3</priority>"
+        ) in text
+        assert (
+            "<loc>https://example.org/b/</loc><lastmod>2020-09-13T12:26:40+00:00</lastmod>"
+            "<changefreq>weekly</changefreq><priority>0.2</priority>"
+        ) in text
 
     def test_left_out_members_still_date_their_listing(self, tmp_path: Path) -> None:
         (tmp_path / "hidden.html").write_text('<html><head><meta name="robots" content="noindex"></head></html>')
@@ -207,7 +232,9 @@ class TestBuildSite:
         report = build_site(pages, Options(base_url=BASE, lastmod="none"), tmp_path)
         entries = sitemap_entries(tmp_path)
         assert entries["https://example.org/pt/a/"]["alternates"] == [
-            ("en", "https://example.org/en/a/"), ("pt-BR", "https://example.org/pt/a/")]
+            ("en", "https://example.org/en/a/"),
+            ("pt-BR", "https://example.org/pt/a/"),
+        ]
         assert entries["https://example.org/en/b/"]["alternates"] == []
         assert [n.code for n in report.notices] == ["hreflang"] and "'not a language'" in report.notices[0].message
 
@@ -224,8 +251,12 @@ class TestBuildSite:
         ]
         build_site(pages, Options(base_url=BASE, x_default="en", lastmod="none"), tmp_path)
         entries = sitemap_entries(tmp_path)
-        group = [("de", "https://example.org/de/a/"), ("en", "https://example.org/en/a/"),
-                 ("fr", "https://example.org/fr/a/"), ("x-default", "https://example.org/en/a/")]
+        group = [
+            ("de", "https://example.org/de/a/"),
+            ("en", "https://example.org/en/a/"),
+            ("fr", "https://example.org/fr/a/"),
+            ("x-default", "https://example.org/en/a/"),
+        ]
         for lang in ("en", "fr", "de"):
             assert entries[f"https://example.org/{lang}/a/"]["alternates"] == sorted(group)
         assert entries["https://example.org/en/only/"]["alternates"] == []
@@ -236,7 +267,11 @@ class TestBuildSite:
         assert "control characters" in report.notices[0].message
 
     def test_report_file(self, tmp_path: Path) -> None:
-        build_site([Page("a"), Page("/x")], Options(base_url="https://example.org/d/", report_file="sitemap-report.txt", lastmod="none"), tmp_path)
+        build_site(
+            [Page("a"), Page("/x")],
+            Options(base_url="https://example.org/d/", report_file="sitemap-report.txt", lastmod="none"),
+            tmp_path,
+        )
         text = (tmp_path / "sitemap-report.txt").read_text()
         assert "excluded (outside base_url): /x" in text
 
@@ -337,19 +372,28 @@ def test_lastmod_warnings_false_turns_date_notices_into_advice(dated_repo, tmp_p
 def test_private_use_subtag_is_a_language_tag_everywhere(tmp_path: Path) -> None:
     """hreflang="en-x-test" passed the site-level check and failed the
     formatter's, which stopped the build: one rule now, and it is well-formed BCP 47."""
-    pages = [Page("en/", hreflang="en-x-test", translation_key="home"), Page("fr/", hreflang="fr", translation_key="home")]
+    pages = [
+        Page("en/", hreflang="en-x-test", translation_key="home"),
+        Page("fr/", hreflang="fr", translation_key="home"),
+    ]
     report = build_site(pages, Options(base_url=BASE, lastmod="none", x_default="en-x-test"), tmp_path)
     assert report.notices == []
     assert sitemap_entries(tmp_path)["https://example.org/fr/"]["alternates"] == [
-        ("en-x-test", "https://example.org/en/"), ("fr", "https://example.org/fr/"), ("x-default", "https://example.org/en/")]
+        ("en-x-test", "https://example.org/en/"),
+        ("fr", "https://example.org/fr/"),
+        ("x-default", "https://example.org/en/"),
+    ]
 
 
-@pytest.mark.parametrize("alternates, named", [
-    ((("en", "https://example.org/en/"), ("e", "https://example.org/e/")), "'e'"),
-    ((("en", "https://example.org/en/"), ("fr", "javascript:alert(1)")), "'javascript:alert(1)'"),
-    ((("en", "https://example.org/en/"), ("fr", "ftp://example.org/fr/")), "'ftp://example.org/fr/'"),
-    ((("en", "https://example.org/en/"), ("fr", "https://exa mple.org:x/fr/")), "'https://exa mple.org:x/fr/'"),
-])
+@pytest.mark.parametrize(
+    "alternates, named",
+    [
+        ((("en", "https://example.org/en/"), ("e", "https://example.org/e/")), "'e'"),
+        ((("en", "https://example.org/en/"), ("fr", "javascript:alert(1)")), "'javascript:alert(1)'"),
+        ((("en", "https://example.org/en/"), ("fr", "ftp://example.org/fr/")), "'ftp://example.org/fr/'"),
+        ((("en", "https://example.org/en/"), ("fr", "https://exa mple.org:x/fr/")), "'https://exa mple.org:x/fr/'"),
+    ],
+)
 def test_alternates_that_cannot_be_written_drop_the_group_with_a_notice(tmp_path: Path, alternates, named) -> None:
     """Every URL written is an http(s) URL and every hreflang a language tag; a
     group with anything else is left out, with one notice, and the build goes on."""
@@ -378,7 +422,11 @@ class TestUnreadablePages:
         out.mkdir()
         readable = tmp_path / "ok.html"
         readable.write_text("<html><head><title>t</title></head></html>")
-        pages = [Page("x.html", output=page), Page("ok.html", output=readable), Page("later.html", output=tmp_path / "none.html")]
+        pages = [
+            Page("x.html", output=page),
+            Page("ok.html", output=readable),
+            Page("later.html", output=tmp_path / "none.html"),
+        ]
         report = build_site(pages, Options(base_url=BASE, robots_txt=False, lastmod="none"), out)
         return report, set(sitemap_entries(out))
 
@@ -398,7 +446,9 @@ class TestUnreadablePages:
         os.mkfifo(tmp_path / "x.html")
         report, listed = self.build(tmp_path, tmp_path / "x.html")
         assert listed == {BASE + "ok.html", BASE + "later.html"}
-        assert [(e.reason, e.detail) for e in report.excluded] == [("unreadable", f"{tmp_path / 'x.html'}: not a regular file")]
+        assert [(e.reason, e.detail) for e in report.excluded] == [
+            ("unreadable", f"{tmp_path / 'x.html'}: not a regular file")
+        ]
 
     @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads a file whatever its mode")
     def test_a_page_without_read_permission(self, tmp_path: Path) -> None:
@@ -430,16 +480,25 @@ class TestCanonicalNamesTheSameFile:
         self._page(tmp_path, "names/what?/index.html", BASE + "names/what")
         self._page(tmp_path, "print/index.html", BASE + "names/what%3F/")
         self._page(tmp_path, "far/index.html", "https://elsewhere.example/page/")
-        pages = [Page.from_path(f"{name}/", output=tmp_path / f"{name}/index.html") for name in ("names/what?", "print", "far")]
+        pages = [
+            Page.from_path(f"{name}/", output=tmp_path / f"{name}/index.html")
+            for name in ("names/what?", "print", "far")
+        ]
         report = build_site(pages, Options(base_url=BASE, robots_txt=False), tmp_path)
         assert set(sitemap_entries(tmp_path)) == {BASE + "names/what%3F/"}
         assert sorted((e.loc, e.reason) for e in report.excluded) == [
-            (BASE + "far/", "canonical"), (BASE + "print/", "canonical"),
+            (BASE + "far/", "canonical"),
+            (BASE + "print/", "canonical"),
         ]
-        assert [(n.code, n.message) for n in report.notices] == [("canonical", (
-            "listed 1 page(s) whose canonical link names a page the site does not have: "
-            f"{BASE}names/what%3F/ -> {BASE}names/what"
-        ))]
+        assert [(n.code, n.message) for n in report.notices] == [
+            (
+                "canonical",
+                (
+                    "listed 1 page(s) whose canonical link names a page the site does not have: "
+                    f"{BASE}names/what%3F/ -> {BASE}names/what"
+                ),
+            )
+        ]
 
     def test_other_builder_form_is_the_page_itself_unless_that_file_exists(self, tmp_path: Path) -> None:
         # Sphinx 7.4 and 8.0 dirhtml: guide/install/ says canonical guide/install.html.
@@ -456,15 +515,22 @@ class TestCanonicalNamesTheSameFile:
 def test_every_html_file_not_handed_over_is_reported(tmp_path: Path) -> None:
     (tmp_path / "a.html").write_text("<html><head></head></html>")
     (tmp_path / "stub").mkdir()
-    (tmp_path / "stub/index.html").write_text('<html><head><meta http-equiv="refresh" content="0; url=../a.html"></head></html>')
+    (tmp_path / "stub/index.html").write_text(
+        '<html><head><meta http-equiv="refresh" content="0; url=../a.html"></head></html>'
+    )
     (tmp_path / "theme.html").write_text("<html><head></head></html>")
     (tmp_path / ".hidden").mkdir()
     (tmp_path / ".hidden/x.html").write_text("x")
     (tmp_path / "link.html").symlink_to(tmp_path / "a.html")  # served, so reported
     os.mkfifo(tmp_path / "fifo.html")  # never opened
-    report = build_site([Page("a.html", output=tmp_path / "a.html"), Page("404.html", exclude_reason="error page")],
-                        Options(base_url=BASE, robots_txt=False), tmp_path)
+    report = build_site(
+        [Page("a.html", output=tmp_path / "a.html"), Page("404.html", exclude_reason="error page")],
+        Options(base_url=BASE, robots_txt=False),
+        tmp_path,
+    )
     assert sorted((e.loc, e.reason) for e in report.excluded) == [
-        (BASE + "404.html", "error page"), (BASE + "link.html", "not a page"), (BASE + "stub/", "redirect"),
+        (BASE + "404.html", "error page"),
+        (BASE + "link.html", "not a page"),
+        (BASE + "stub/", "redirect"),
         (BASE + "theme.html", "not a page"),
     ]

@@ -102,11 +102,14 @@ def test_an_index_entry_outside_the_site_is_reported_never_opened(site: Path, lo
     assert loc in result.problems[0].message or "not an absolute URL" in result.problems[0].message
 
 
-@pytest.mark.parametrize(("link", "target", "loc"), [
-    ("leak.xml", "outside/secret.xml", "https://example.org/leak.xml"),
-    ("sub", "outside", "https://example.org/sub/secret.xml"),
-    ("a", "site/b", "https://example.org/a/c/secret.xml"),  # a/c -> ../../outside, through b
-])
+@pytest.mark.parametrize(
+    ("link", "target", "loc"),
+    [
+        ("leak.xml", "outside/secret.xml", "https://example.org/leak.xml"),
+        ("sub", "outside", "https://example.org/sub/secret.xml"),
+        ("a", "site/b", "https://example.org/a/c/secret.xml"),  # a/c -> ../../outside, through b
+    ],
+)
 def test_a_symlink_out_of_the_site_is_reported_never_opened(site: Path, link: str, target: str, loc: str) -> None:
     (site / "b").mkdir()
     (site / "b" / "c").symlink_to(site.parent / "outside")
@@ -173,7 +176,9 @@ def test_a_fifo_named_in_an_index_is_reported_never_opened(site: Path) -> None:
     os.mkfifo(site / "pipe.xml")
     (site / "sitemap.xml").write_text(index("https://example.org/pipe.xml"))
     result = check_site(site, BASE)  # opening the FIFO would block forever
-    assert [str(p) for p in result.problems] == ["sitemap.xml:3: sitemap https://example.org/pipe.xml is not a regular file; not opened"]
+    assert [str(p) for p in result.problems] == [
+        "sitemap.xml:3: sitemap https://example.org/pipe.xml is not a regular file; not opened"
+    ]
 
 
 def test_a_folder_that_does_not_exist_is_an_error(tmp_path: Path) -> None:
@@ -222,7 +227,10 @@ def test_gzip_of_several_members_is_read_whole(site: Path, padding: bytes) -> No
     ("data", "message"),
     [
         (b"not gzip at all", "sitemap.xml.gz:0: not a valid gzip file: "),
-        (gzip_bytes(b"<urlset/>")[:-5], "sitemap.xml.gz:0: not a valid gzip file: the file ends inside a compressed member"),
+        (
+            gzip_bytes(b"<urlset/>")[:-5],
+            "sitemap.xml.gz:0: not a valid gzip file: the file ends inside a compressed member",
+        ),
         (gzip_bytes(b"<urlset/>") + b"junk", "sitemap.xml.gz:0: not a valid gzip file: "),
     ],
 )
@@ -243,7 +251,9 @@ def test_a_binary_robots_txt_is_one_problem(site: Path) -> None:
 
 
 def test_robots_lines_end_at_cr_too_and_a_bom_is_no_part_of_the_first(site: Path) -> None:
-    (site / "robots.txt").write_bytes(b"\xef\xbb\xbfSitemap: https://example.org/a.xml\rSitemap: https://example.org/b.xml\r")
+    (site / "robots.txt").write_bytes(
+        b"\xef\xbb\xbfSitemap: https://example.org/a.xml\rSitemap: https://example.org/b.xml\r"
+    )
     result = check_site(site, BASE)
     assert [str(p) for p in result.problems] == [
         "robots.txt:1: Sitemap: https://example.org/a.xml does not point at a sitemap in this site",

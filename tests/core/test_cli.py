@@ -13,7 +13,9 @@ from conftest import sitemap_entries
 
 
 def sitemapkit(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True, cwd=cwd, input=stdin)
+    return subprocess.run(
+        [sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True, cwd=cwd, input=stdin
+    )
 
 
 def make_site(root: Path) -> Path:
@@ -40,7 +42,9 @@ def test_build_a_static_folder(tmp_path: Path) -> None:
     assert result.stdout.count("\n") == 1 and result.stdout.startswith("sitemapkit: 4 URLs in 2 files")
     entries = sitemap_entries(site)
     assert set(entries) == {
-        "https://example.org/", "https://example.org/guide/", "https://example.org/guide/%C3%BC%20b.html",
+        "https://example.org/",
+        "https://example.org/guide/",
+        "https://example.org/guide/%C3%BC%20b.html",
         "https://example.org/a&b.html",
     }
     assert entries["https://example.org/"]["lastmod"] == "2023-11-14T22:13:20+00:00"
@@ -52,8 +56,19 @@ def test_build_a_static_folder(tmp_path: Path) -> None:
 
 def test_generate_from_a_list(tmp_path: Path) -> None:
     urls = "".join(f"https://example.org/p{i:03d}\t2024-01-{1 + i % 28:02d}\n" for i in range(120))
-    result = sitemapkit("generate", "--input", "-", "--base-url", "https://example.org/", "--out", str(tmp_path / "o"),
-                        "--gzip", "--max-urls", "50", stdin=urls)
+    result = sitemapkit(
+        "generate",
+        "--input",
+        "-",
+        "--base-url",
+        "https://example.org/",
+        "--out",
+        str(tmp_path / "o"),
+        "--gzip",
+        "--max-urls",
+        "50",
+        stdin=urls,
+    )
     assert result.returncode == 0, result.stderr
     assert "120 URLs in" in result.stdout
     assert len(sitemap_entries(tmp_path / "o")) == 120
@@ -64,17 +79,38 @@ def test_generate_from_a_list(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["build", "{site}", "--base-url", "example.org"], "--base-url: 'example.org' is not an absolute http(s) URL"),
-        (["build", "{site}", "--base-url", "https://x.org/", "--max-bytes", "60000000"], "--max-bytes: 60000000 must be"),
-        (["build", "{site}", "--base-url", "https://x.org/", "--filename", "../s.xml"], "--filename: '../s.xml' must be a plain file name"),
+        (
+            ["build", "{site}", "--base-url", "https://x.org/", "--max-bytes", "60000000"],
+            "--max-bytes: 60000000 must be",
+        ),
+        (
+            ["build", "{site}", "--base-url", "https://x.org/", "--filename", "../s.xml"],
+            "--filename: '../s.xml' must be a plain file name",
+        ),
         (["build", "{missing}", "--base-url", "https://x.org/"], "is not a folder"),
-        (["generate", "--input", "{missing}", "--base-url", "https://x.org/", "--out", "{out}"], "No such file or directory"),
+        (
+            ["generate", "--input", "{missing}", "--base-url", "https://x.org/", "--out", "{out}"],
+            "No such file or directory",
+        ),
         (["check", "{site}", "--base-url", "nope"], "--base-url:"),
         (["check", "{missing}", "--base-url", "https://x.org/"], "sitemapkit: error: '{missing}' is not a folder\n"),
         (["check", "{missing}/", "--base-url", "https://x.org/"], "sitemapkit: error: '{missing}/' is not a folder\n"),
-        (["build", "{site}", "--base-url", "https://[::1/"], "sitemapkit: error: --base-url: 'https://[::1/' has an invalid host or port\n"),
-        (["check", "{site}", "--base-url", "https://[::1/"], "sitemapkit: error: --base-url: 'https://[::1/' has an invalid host or port\n"),
-        (["generate", "--input", "-", "--base-url", "https://[::1/", "--out", "{out}"], "sitemapkit: error: --base-url: 'https://[::1/' has an invalid host or port\n"),
-        (["build", "{site}", "--base-url", "https://x.org:99999/"], "sitemapkit: error: --base-url: 'https://x.org:99999/' has an invalid host or port\n"),
+        (
+            ["build", "{site}", "--base-url", "https://[::1/"],
+            "sitemapkit: error: --base-url: 'https://[::1/' has an invalid host or port\n",
+        ),
+        (
+            ["check", "{site}", "--base-url", "https://[::1/"],
+            "sitemapkit: error: --base-url: 'https://[::1/' has an invalid host or port\n",
+        ),
+        (
+            ["generate", "--input", "-", "--base-url", "https://[::1/", "--out", "{out}"],
+            "sitemapkit: error: --base-url: 'https://[::1/' has an invalid host or port\n",
+        ),
+        (
+            ["build", "{site}", "--base-url", "https://x.org:99999/"],
+            "sitemapkit: error: --base-url: 'https://x.org:99999/' has an invalid host or port\n",
+        ),
     ],
 )
 def test_bad_input_is_one_line_never_a_traceback(tmp_path: Path, args: list[str], message: str) -> None:
@@ -87,8 +123,16 @@ def test_bad_input_is_one_line_never_a_traceback(tmp_path: Path, args: list[str]
 
 
 def test_bad_lastmod_in_list_is_one_line(tmp_path: Path) -> None:
-    result = sitemapkit("generate", "--input", "-", "--base-url", "https://x.org/", "--out", str(tmp_path),
-                        stdin="https://x.org/a\tyesterday\n")
+    result = sitemapkit(
+        "generate",
+        "--input",
+        "-",
+        "--base-url",
+        "https://x.org/",
+        "--out",
+        str(tmp_path),
+        stdin="https://x.org/a\tyesterday\n",
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "lastmod 'yesterday' is not a W3C Datetime" in result.stderr
 
@@ -106,7 +150,9 @@ def test_check_reports_problems_with_file_and_line(tmp_path: Path) -> None:
         "</urlset>\n"
     )
     (site / "robots.txt").write_text("User-agent: *\nSitemap: https://example.org/nothere.xml\n")
-    result = sitemapkit("check", str(site), "--base-url", "https://example.org/", "--report-file", str(tmp_path / "r.txt"))
+    result = sitemapkit(
+        "check", str(site), "--base-url", "https://example.org/", "--report-file", str(tmp_path / "r.txt")
+    )
     assert result.returncode == 1
     out = result.stdout
     assert "robots.txt:2: Sitemap: https://example.org/nothere.xml does not point at a sitemap" in out
@@ -159,7 +205,9 @@ def test_build_on_a_generators_output_gives_no_build_times_and_one_warning(tmp_p
     _pages_with_times(site, [1_700_000_000 + 7 * i / 299 for i in range(300)])
     result = subprocess.run(
         [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
-        capture_output=True, text=True, env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)},
     )
     assert result.returncode == 0, result.stderr
     assert {entry["lastmod"] for entry in sitemap_entries(site).values()} == {None}
@@ -173,7 +221,9 @@ def test_build_on_a_hand_written_folder_keeps_its_file_times(tmp_path: Path) -> 
     _pages_with_times(site, days)
     result = subprocess.run(
         [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
-        capture_output=True, text=True, env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)},
     )
     assert result.returncode == 0 and result.stderr == "", result.stderr
     entries = sitemap_entries(site)
@@ -189,8 +239,18 @@ def test_x_default_that_is_no_language_is_one_line_naming_the_flag(tmp_path: Pat
 
 
 def test_bad_lastmod_names_the_line_and_the_url(tmp_path: Path) -> None:
-    (tmp_path / "urls.tsv").write_text("https://x.org/a\t2024-05-01\n# comment\nhttps://x.org/b\t2024-13-01\nhttps://x.org/c\n")
-    result = sitemapkit("generate", "--input", str(tmp_path / "urls.tsv"), "--base-url", "https://x.org/", "--out", str(tmp_path / "out"))
+    (tmp_path / "urls.tsv").write_text(
+        "https://x.org/a\t2024-05-01\n# comment\nhttps://x.org/b\t2024-13-01\nhttps://x.org/c\n"
+    )
+    result = sitemapkit(
+        "generate",
+        "--input",
+        str(tmp_path / "urls.tsv"),
+        "--base-url",
+        "https://x.org/",
+        "--out",
+        str(tmp_path / "out"),
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.count("\n") == 1, result.stderr
     assert "urls.tsv line 3: https://x.org/b: lastmod '2024-13-01'" in result.stderr
@@ -203,12 +263,19 @@ def test_build_skips_what_is_no_regular_file(tmp_path: Path) -> None:
     os.mkfifo(site / "pipe.html")
     (site / "gone.html").symlink_to(site / "deleted.html")
     (site / "alias.html").symlink_to(site / "a&b.html")
-    result = subprocess.run([sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0 and result.stderr == "", result.stderr
     assert set(sitemap_entries(site)) == {
-        "https://example.org/", "https://example.org/guide/", "https://example.org/guide/%C3%BC%20b.html",
-        "https://example.org/a&b.html", "https://example.org/alias.html",
+        "https://example.org/",
+        "https://example.org/guide/",
+        "https://example.org/guide/%C3%BC%20b.html",
+        "https://example.org/a&b.html",
+        "https://example.org/alias.html",
     }
 
 
@@ -217,9 +284,14 @@ def test_build_leaves_a_binary_robots_txt_alone_with_one_line(tmp_path: Path, co
     site = make_site(tmp_path)
     (site / "robots.txt").write_bytes(content)
     result = sitemapkit("build", str(site), "--base-url", "https://example.org/")
-    reason = f"a NUL byte at offset {content.index(0)}" if 0 in content else f"byte 0xe9 at offset {content.index(0xE9)} is not UTF-8"
+    reason = (
+        f"a NUL byte at offset {content.index(0)}"
+        if 0 in content
+        else f"byte 0xe9 at offset {content.index(0xE9)} is not UTF-8"
+    )
     assert (result.returncode, result.stderr) == (
-        2, f"sitemapkit: error: {site / 'robots.txt'} is not a UTF-8 text file ({reason}); it was left as it is\n"
+        2,
+        f"sitemapkit: error: {site / 'robots.txt'} is not a UTF-8 text file ({reason}); it was left as it is\n",
     )
     assert (site / "robots.txt").read_bytes() == content
     assert not (site / "sitemap.xml").exists()
@@ -240,8 +312,21 @@ def test_check_inflates_a_gzip_bomb_only_up_to_the_limit(tmp_path: Path) -> None
         resource.setrlimit(resource.RLIMIT_AS, (768 << 20, 768 << 20))
 
     result = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", "https://example.org/", "--filename", "sitemap.xml.gz"],
-        capture_output=True, text=True, timeout=120, preexec_fn=limit_memory,
+        [
+            sys.executable,
+            "-m",
+            "sitemapkit",
+            "check",
+            str(site),
+            "--base-url",
+            "https://example.org/",
+            "--filename",
+            "sitemap.xml.gz",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit_memory,
     )
     assert (result.returncode, result.stderr) == (1, "")
     assert result.stdout == (
@@ -255,7 +340,10 @@ def test_lastmod_git_outside_git_is_an_error_that_says_so(tmp_path: Path) -> Non
     result = sitemapkit("build", str(site), "--base-url", "https://example.org/", "--lastmod", "git")
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr == f"sitemapkit: error: --lastmod: 'git' asks for git dates, but {site} is not in a git work tree\n"
+    assert (
+        result.stderr
+        == f"sitemapkit: error: --lastmod: 'git' asks for git dates, but {site} is not in a git work tree\n"
+    )
     assert not (site / "sitemap.xml").exists()
 
 

@@ -20,8 +20,11 @@ def test_the_encoder_reads_dates_without_the_git_code() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31)),
-       st.integers(-23 * 60 - 59, 23 * 60 + 59), st.sampled_from(["date", "Z", "offset"]))
+@given(
+    st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31)),
+    st.integers(-23 * 60 - 59, 23 * 60 + 59),
+    st.sampled_from(["date", "Z", "offset"]),
+)
 def test_every_fixed_width_form_is_a_w3c_datetime_and_back(moment, minutes, form) -> None:
     """What the block path's patterns take, the careful path takes and writes as given."""
     moment = moment.replace(microsecond=0)

@@ -30,7 +30,7 @@ def single_size(n: int, **options) -> int:
 
 
 class TestCountLimit:
-    """"Each Sitemap file ... must have no more than 50,000 URLs": here with max_urls=10."""
+    """ "Each Sitemap file ... must have no more than 50,000 URLs": here with max_urls=10."""
 
     @pytest.mark.parametrize("n", [9, 10])
     def test_at_or_under_limit_is_one_urlset(self, n: int) -> None:
@@ -55,7 +55,7 @@ class TestCountLimit:
 
 
 class TestByteLimit:
-    """"... and must be no larger than 10MB": exact bytes, with a tiny max_bytes."""
+    """ "... and must be no larger than 10MB": exact bytes, with a tiny max_bytes."""
 
     def test_exactly_at_limit_is_one_file(self) -> None:
         size = single_size(40)
@@ -86,7 +86,10 @@ class TestByteLimit:
         assert [e.reason for e in result.excluded] == ["too long"]
 
     def test_alternates_head_counted_exactly(self) -> None:
-        group = [Page(f"p{i:03d}.html", alternates=(("en", f"p{i:03d}.html"), ("fr", f"fr/p{i:03d}.html"))) for i in range(30)]
+        group = [
+            Page(f"p{i:03d}.html", alternates=(("en", f"p{i:03d}.html"), ("fr", f"fr/p{i:03d}.html")))
+            for i in range(30)
+        ]
         files, _ = run(group)
         size = len(files[0].data)
         assert len(run(group, max_bytes=size)[0]) == 1
@@ -95,7 +98,7 @@ class TestByteLimit:
 
 class TestIndexes:
     def test_more_shards_than_one_index_may_list(self) -> None:
-        """"Sitemap index files may not list more than 50,000 Sitemaps": here 3."""
+        """ "Sitemap index files may not list more than 50,000 Sitemaps": here 3."""
         files, result = run(pages(200), max_urls=5, max_sitemaps=3)
         indexes = [f for f in files if f.kind == "sitemapindex"]
         assert len(indexes) > 1
@@ -119,7 +122,11 @@ class TestIndexes:
         index = files[-1].data.decode()
         for shard in files[:-1]:
             newest = max(
-                (line.split("<lastmod>")[1].split("<")[0] for line in shard.data.decode().splitlines() if "<lastmod>" in line)
+                (
+                    line.split("<lastmod>")[1].split("<")[0]
+                    for line in shard.data.decode().splitlines()
+                    if "<lastmod>" in line
+                )
             )
             assert shard.lastmod == newest
             assert f"{shard.name}</loc><lastmod>{newest}</lastmod>" in index
@@ -151,7 +158,7 @@ class TestStableShards:
     def test_removing_one_page_changes_at_most_two_shards(self, position: int) -> None:
         urls = sorted(f"p/{i:06d}" for i in range(120_000))
         before, _ = run([Page(u) for u in urls], max_urls=1000)
-        after, _ = run([Page(u) for u in urls[:position] + urls[position + 1:]], max_urls=1000)
+        after, _ = run([Page(u) for u in urls[:position] + urls[position + 1 :]], max_urls=1000)
         old = {f.name: f.data for f in before if f.kind == "urlset"}
         new = {f.name: f.data for f in after if f.kind == "urlset"}
         assert len({n for n in old.keys() | new.keys() if old.get(n) != new.get(n)}) <= 2
@@ -159,7 +166,9 @@ class TestStableShards:
     def test_unchanged_shard_keeps_its_index_lastmod(self) -> None:
         dated = [Page(f"p{i:05d}", lastmod=dt.date(2021, 1, 1) + dt.timedelta(days=i % 300)) for i in range(3000)]
         before, _ = run(dated, max_urls=100)
-        after, _ = run(sorted(dated + [Page("p01000x", lastmod=dt.date(2025, 1, 1))], key=lambda p: p.loc), max_urls=100)
+        after, _ = run(
+            sorted(dated + [Page("p01000x", lastmod=dt.date(2025, 1, 1))], key=lambda p: p.loc), max_urls=100
+        )
         old_index = {line for line in before[-1].data.decode().splitlines() if "<sitemap>" in line}
         new_index = {line for line in after[-1].data.decode().splitlines() if "<sitemap>" in line}
         assert len(old_index ^ new_index) <= 4  # at most two shards differ, each one line each side
@@ -180,12 +189,14 @@ class TestContent:
         assert_valid(set_.encode())
 
     def test_lastmod_forms(self) -> None:
-        files, _ = run([
-            Page("a", lastmod=dt.date(2024, 5, 1)),
-            Page("b", lastmod=dt.datetime(2024, 5, 1, 10, 0, 0, 123, tzinfo=dt.timezone(dt.timedelta(hours=2)))),
-            Page("c", lastmod=dt.datetime(2024, 5, 1, 10, 0)),
-            Page("d", lastmod="2024-05-01T10:00:00Z"),
-        ])
+        files, _ = run(
+            [
+                Page("a", lastmod=dt.date(2024, 5, 1)),
+                Page("b", lastmod=dt.datetime(2024, 5, 1, 10, 0, 0, 123, tzinfo=dt.timezone(dt.timedelta(hours=2)))),
+                Page("c", lastmod=dt.datetime(2024, 5, 1, 10, 0)),
+                Page("d", lastmod="2024-05-01T10:00:00Z"),
+            ]
+        )
         text = files[0].data.decode()
         assert "<lastmod>2024-05-01</lastmod>" in text
         assert "<lastmod>2024-05-01T10:00:00+02:00</lastmod>" in text
@@ -195,7 +206,10 @@ class TestContent:
 
     def test_schema_location_header(self) -> None:
         text = run(pages(2), schema_location=True)[0][0].data.decode()
-        assert 'xsi:schemaLocation="http://www.sitemaps.org/schemas/sitemap/0.9 http://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd"' in text
+        assert (
+            'xsi:schemaLocation="http://www.sitemaps.org/schemas/sitemap/0.9 http://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd"'
+            in text
+        )
         assert_valid(text.encode())
 
     def test_escaping_and_independent_parser(self) -> None:
@@ -203,8 +217,13 @@ class TestContent:
         files, _ = run([Page(u) for u in sorted(tricky)])
         assert_valid(files[0].data)
         assert sorted(usp_pages(files[0].data)) == sorted(
-            ["https://example.org/a&b.html", "https://example.org/it's.html", "https://example.org/%C3%BCmlaut/",
-             "https://example.org/q?x=1&y=2", "https://example.org/sp%20ace/"]
+            [
+                "https://example.org/a&b.html",
+                "https://example.org/it's.html",
+                "https://example.org/%C3%BCmlaut/",
+                "https://example.org/q?x=1&y=2",
+                "https://example.org/sp%20ace/",
+            ]
         )
 
     def test_consecutive_duplicates_listed_once(self) -> None:
@@ -226,10 +245,21 @@ class TestContent:
 @pytest.mark.parametrize(
     ("option", "value"),
     [
-        ("max_urls", 0), ("max_urls", 50_001), ("max_bytes", 52_428_801), ("max_bytes", 10), ("max_sitemaps", 50_001),
-        ("changefreq", "sometimes"), ("priority", 1.5), ("priority", True), ("lastmod", "yesterday"),
-        ("filename", "../sitemap.xml"), ("filename", "a/b.xml"), ("filename", "sitemap.json"), ("format", "csv"),
-        ("exclude", "drafts/*"), ("gzip", "yes"),
+        ("max_urls", 0),
+        ("max_urls", 50_001),
+        ("max_bytes", 52_428_801),
+        ("max_bytes", 10),
+        ("max_sitemaps", 50_001),
+        ("changefreq", "sometimes"),
+        ("priority", 1.5),
+        ("priority", True),
+        ("lastmod", "yesterday"),
+        ("filename", "../sitemap.xml"),
+        ("filename", "a/b.xml"),
+        ("filename", "sitemap.json"),
+        ("format", "csv"),
+        ("exclude", "drafts/*"),
+        ("gzip", "yes"),
     ],
 )
 def test_bad_options_name_the_option(option: str, value) -> None:

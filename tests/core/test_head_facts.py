@@ -38,7 +38,7 @@ JSON_LD = '<script type="application/ld+json">{"@type": "BlogPosting", "dateModi
         ('<meta name="og:updated_time" content="2023-02-02">', ("2023-02-02",)),
         # In a comment or in another script, a tag is text.
         ("<!-- " + ARTICLE + " -->", ()),
-        ('<script>var t = \'' + ARTICLE + "';</script>", ()),
+        ("<script>var t = '" + ARTICLE + "';</script>", ()),
         # Broken JSON is passed over, as crawlers pass over it.
         ('<script type="application/ld+json">{"dateModified": </script>', ()),
         ("", ()),
@@ -64,7 +64,8 @@ def test_alternates_resolve_against_the_page_and_its_base(tmp_path):
     )
     facts = inspect_built_page(page(tmp_path, head), URL, alternates=True)
     assert facts.alternates == (
-        ("fr", "https://example.org/fr/blog/post/"), ("x-default", "https://example.org/blog/post/"),
+        ("fr", "https://example.org/fr/blog/post/"),
+        ("x-default", "https://example.org/blog/post/"),
     )
     based = inspect_built_page(page(tmp_path, '<base href="https://example.org/en/">' + head), URL, alternates=True)
     assert based.alternates[0] == ("fr", "https://example.org/fr/blog/post/")
@@ -81,12 +82,17 @@ def flat_site(tmp_path: Path, heads: dict[str, str]) -> list[Page]:
 
 
 def test_build_dates_pages_by_their_heads(tmp_path):
-    pages = flat_site(tmp_path, {
-        "a/": ARTICLE, "b/": '<meta property="article:modified_time" content="yesterday">' + OG, "c/": "",
-    })
+    pages = flat_site(
+        tmp_path,
+        {
+            "a/": ARTICLE,
+            "b/": '<meta property="article:modified_time" content="yesterday">' + OG,
+            "c/": "",
+        },
+    )
     pages.append(Page("d/", lastmod="2020-01-01", source=pages[0].source, output=pages[0].output))
     build_site(pages, Options(base_url=BASE, check_canonical=False), tmp_path)
-    dates = {loc[len(BASE):]: e["lastmod"] for loc, e in sitemap_entries(tmp_path).items()}
+    dates = {loc[len(BASE) :]: e["lastmod"] for loc, e in sitemap_entries(tmp_path).items()}
     assert dates == {
         "a/": "2024-03-03T03:03:03+01:00",
         "b/": "2023-02-02",  # a value that is no date is passed over for the next
@@ -102,7 +108,8 @@ def test_build_follows_declared_groups_over_translation_keys(tmp_path):
     built = {p.loc: p for p in flat_site(tmp_path, {"a/": pair, "fr/a/": pair, "b/": "", "fr/b/": ""})}
     # The adapter knows b/ and fr/b/ as translations, and nothing of a/ and fr/a/.
     pages = [
-        built["a/"], built["fr/a/"],
+        built["a/"],
+        built["fr/a/"],
         Page("b/", source=built["b/"].source, output=built["b/"].output, hreflang="en", translation_key="b"),
         Page("fr/b/", source=built["fr/b/"].source, output=built["fr/b/"].output, hreflang="fr", translation_key="b"),
     ]

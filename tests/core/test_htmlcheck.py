@@ -61,7 +61,7 @@ CASES = [
     ('<!-- never closed <meta name="robots" content="noindex">', None, None),
     ('<meta property="og:description" content="<meta name=robots content=noindex>">', None, None),
     ('<link rel="alternate" title="a > b" href="/feed.xml"><meta name="robots" content="noindex">', "noindex", None),
-    ("<link href=/it's rel=stylesheet><meta name=\"robots\" content=\"noindex\">", "noindex", None),
+    ('<link href=/it\'s rel=stylesheet><meta name="robots" content="noindex">', "noindex", None),
     ('<meta\nname="robots"\ncontent="noindex"\n/>', "noindex", None),
     # canonical
     ('<link rel="canonical" href="https://example.com/docs/guide/">', None, None),
@@ -77,7 +77,11 @@ CASES = [
     ('<link rel="alternate canonical" href="/x">', "canonical", "https://example.com/x"),
     ('<link rel="alternate" href="/x" hreflang="de">', None, None),
     ('<link rel="canonical">', None, None),
-    ('<link rel="canonical" href="  https://example.com/docs/other/\n">', "canonical", "https://example.com/docs/other/"),
+    (
+        '<link rel="canonical" href="  https://example.com/docs/other/\n">',
+        "canonical",
+        "https://example.com/docs/other/",
+    ),
     ('<link rel="canonical" href="https://example.com/a?x=1&amp;y=2">', "canonical", "https://example.com/a?x=1&y=2"),
     # canonical: the same address spelled differently is the page itself
     ('<link rel="canonical" href="HTTPS://EXAMPLE.COM/docs/guide/">', None, None),
@@ -89,17 +93,37 @@ CASES = [
     ('<link rel="canonical" href="https://example.com/docs/guide/#intro">', None, None),
     # canonical: different addresses, worth a user's look
     ('<link rel="canonical" href="http://example.com/docs/guide/">', "canonical", "http://example.com/docs/guide/"),
-    ('<link rel="canonical" href="https://www.example.com/docs/guide/">', "canonical", "https://www.example.com/docs/guide/"),
+    (
+        '<link rel="canonical" href="https://www.example.com/docs/guide/">',
+        "canonical",
+        "https://www.example.com/docs/guide/",
+    ),
     ('<link rel="canonical" href="https://example.com/docs/guide">', "canonical", "https://example.com/docs/guide"),
-    ('<link rel="canonical" href="https://example.com:8443/docs/guide/">', "canonical", "https://example.com:8443/docs/guide/"),
-    ('<link rel="canonical" href="https://example.com/docs/guide/?page=2">', "canonical", "https://example.com/docs/guide/?page=2"),
+    (
+        '<link rel="canonical" href="https://example.com:8443/docs/guide/">',
+        "canonical",
+        "https://example.com:8443/docs/guide/",
+    ),
+    (
+        '<link rel="canonical" href="https://example.com/docs/guide/?page=2">',
+        "canonical",
+        "https://example.com/docs/guide/?page=2",
+    ),
     ('<link rel="canonical" href="mailto:web@example.com">', None, None),
     ('<link rel="canonical" href="http://[broken/">', None, None),
     # two canonical links that disagree cancel out; two that agree count
     ('<link rel="canonical" href="/a"><link rel="canonical" href="/b">', None, None),
-    ('<link rel="canonical" href="/a"><link rel="canonical" href="https://example.com/a">', "canonical", "https://example.com/a"),
+    (
+        '<link rel="canonical" href="/a"><link rel="canonical" href="https://example.com/a">',
+        "canonical",
+        "https://example.com/a",
+    ),
     # <base href> changes what a relative href means
-    ('<base href="https://example.com/other/"><link rel="canonical" href="./">', "canonical", "https://example.com/other/"),
+    (
+        '<base href="https://example.com/other/"><link rel="canonical" href="./">',
+        "canonical",
+        "https://example.com/other/",
+    ),
     ('<link rel="canonical" href="./"><base href="/other/">', "canonical", "https://example.com/other/"),
     ('<base target="_blank"><link rel="canonical" href="./">', None, None),
     # meta refresh
@@ -117,7 +141,11 @@ CASES = [
     ('<meta http-equiv="refresh">', None, None),
     ('<meta http-equiv="refresh" content="0; url=javascript:void(0)">', None, None),
     ('<meta http-equiv="refresh" content="0; url=http://[::1">', None, None),
-    ('<meta http-equiv="refresh" content="0; url=/new/"><meta http-equiv="refresh" content="0; url=/other/">', "redirect", None),
+    (
+        '<meta http-equiv="refresh" content="0; url=/new/"><meta http-equiv="refresh" content="0; url=/other/">',
+        "redirect",
+        None,
+    ),
     ('<meta http-equiv="content-type" content="text/html; charset=utf-8">', None, None),
     # several reasons: the most explicit wins, the canonical target is still told
     (
@@ -125,7 +153,11 @@ CASES = [
         "redirect",
         "https://example.com/new/",
     ),
-    ('<meta name="robots" content="noindex"><link rel="canonical" href="/new/">', "noindex", "https://example.com/new/"),
+    (
+        '<meta name="robots" content="noindex"><link rel="canonical" href="/new/">',
+        "noindex",
+        "https://example.com/new/",
+    ),
     ('<meta name="robots" content="noindex"><meta http-equiv="refresh" content="0; url=/new/">', "noindex", None),
 ]
 
@@ -257,8 +289,17 @@ def test_a_utf16_head_cut_by_the_read_limit_still_gives_an_answer(tmp_path):
         b"<meta name=robots content=noindex " * 1_800,
         b"\xff\xfe" + ('<meta name="robots" content="x">' + "<meta" * 6_000).encode("utf-16-le"),
     ],
-    ids=["unclosed-meta", "unclosed-meta-charset", "open-quotes", "equals-quotes", "comments", "raw-text",
-         "canonical-open-quotes", "robots-unclosed", "utf16-unclosed-meta"],
+    ids=[
+        "unclosed-meta",
+        "unclosed-meta-charset",
+        "open-quotes",
+        "equals-quotes",
+        "comments",
+        "raw-text",
+        "canonical-open-quotes",
+        "robots-unclosed",
+        "utf16-unclosed-meta",
+    ],
 )
 def test_reading_a_head_takes_time_linear_in_its_size(tmp_path, head):
     # About 60 KB each. Linear reading takes milliseconds; the quadratic charset
@@ -349,7 +390,18 @@ def test_comparable_url(one, other, same):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.binary(max_size=600), st.sampled_from([b"", b"<head>", b'<meta name="robots" content="', b"<link rel=canonical href=", b'<meta http-equiv=refresh content="0;url=']))
+@given(
+    st.binary(max_size=600),
+    st.sampled_from(
+        [
+            b"",
+            b"<head>",
+            b'<meta name="robots" content="',
+            b"<link rel=canonical href=",
+            b'<meta http-equiv=refresh content="0;url=',
+        ]
+    ),
+)
 def test_any_bytes_give_an_answer_not_a_traceback(tmp_path_factory, noise, prefix):
     page = tmp_path_factory.mktemp("fuzz") / "page.html"
     page.write_bytes(prefix + noise)
@@ -409,7 +461,9 @@ def test_tag_selection_reads_what_html_parser_reads(fragments):
     whole, selected = _HeadParser(), _HeadParser()
     whole.feed(head)
     whole.close()
-    selected.feed(relevant_tags(head.encode("utf-8"), (b"robots", b"googlebot", b"canonical", b"refresh")).decode("utf-8"))
+    selected.feed(
+        relevant_tags(head.encode("utf-8"), (b"robots", b"googlebot", b"canonical", b"refresh")).decode("utf-8")
+    )
     selected.close()
     assert _state(selected) == _state(whole)
 

@@ -172,7 +172,10 @@ def test_a_rename_is_a_change_as_the_pages_url_changes_with_it(tmp_path):
     # Never older than the commit that gave the source its current name (flask's
     # changes.html said 2020-04-04; its file got its name on 2021-02-24).
     assert [result.dates[repo.path(f"docs/{n}.md")] for n in names] == [
-        utc(2024, 4, 1), utc(2024, 3, 1), utc(2024, 5, 1), utc(2024, 1, 1)
+        utc(2024, 4, 1),
+        utc(2024, 3, 1),
+        utc(2024, 5, 1),
+        utc(2024, 1, 1),
     ]
     assert result.notices == []
 
@@ -428,13 +431,19 @@ def test_mtime_mode_takes_file_times_whole_seconds_utc(tmp_path):
     ("mtimes", "omitted"),
     [
         pytest.param([MTIME_A + 0.1 * i for i in range(5)], [0, 1, 2, 3, 4], id="checkout-in-one-second"),
-        pytest.param([MTIME_A + 0.9, MTIME_A + 1.2, MTIME_A + 1.3, MTIME_A + 1.4, MTIME_A + 2.1], [0, 1, 2, 3, 4],
-                     id="checkout-straddling-a-second"),
+        pytest.param(
+            [MTIME_A + 0.9, MTIME_A + 1.2, MTIME_A + 1.3, MTIME_A + 1.4, MTIME_A + 2.1],
+            [0, 1, 2, 3, 4],
+            id="checkout-straddling-a-second",
+        ),
         # `sitemapkit build` on a generator's output: 60 pages written over 7 s.
         pytest.param([MTIME_A + 7 * i / 59 for i in range(60)], list(range(60)), id="one-build-over-seconds"),
         # An incremental build: most pages from the last full build, a few older.
-        pytest.param([MTIME_A - 86_400 * 30, MTIME_A - 86_400 * 9] + [MTIME_A + 0.05 * i for i in range(8)],
-                     list(range(10)), id="incremental-build"),
+        pytest.param(
+            [MTIME_A - 86_400 * 30, MTIME_A - 86_400 * 9] + [MTIME_A + 0.05 * i for i in range(8)],
+            list(range(10)),
+            id="incremental-build",
+        ),
         pytest.param([1.0, 1.0, MTIME_A], [0, 1], id="nix-1970"),
         pytest.param([0.0], [0], id="epoch-alone"),
         pytest.param([315532799.0, MTIME_A], [0], id="last-second-of-1979"),
@@ -467,8 +476,9 @@ def test_batch_or_pre_1980_file_times_are_omitted_with_one_notice(tmp_path, mtim
         pytest.param([MTIME_A + 0.1 * i for i in range(4)], id="fewer-files-than-a-batch"),
         # A hand-written folder: pages saved minutes to months apart, a few
         # together ("save all").
-        pytest.param([MTIME_A, MTIME_A + 0.5, MTIME_A + 600, MTIME_A + 3_600, MTIME_B, MTIME_B + 1, MTIME_C],
-                     id="hand-written"),
+        pytest.param(
+            [MTIME_A, MTIME_A + 0.5, MTIME_A + 600, MTIME_A + 3_600, MTIME_B, MTIME_B + 1, MTIME_C], id="hand-written"
+        ),
     ],
 )
 def test_plausible_file_times_are_kept(tmp_path, mtimes):
@@ -689,7 +699,11 @@ MINUS0530 = dt.timezone(-dt.timedelta(hours=5, minutes=30))
         ("2024-05-01T10:00:00.987654Z", dt.datetime(2024, 5, 1, 10, tzinfo=UTC), "2024-05-01T10:00:00+00:00"),
         ("2024-02-29t23:59:59z", dt.datetime(2024, 2, 29, 23, 59, 59, tzinfo=UTC), "2024-02-29T23:59:59+00:00"),
         (dt.datetime(2024, 5, 1, 10, 0, 0, 500), dt.datetime(2024, 5, 1, 10, tzinfo=UTC), "2024-05-01T10:00:00+00:00"),
-        (dt.datetime(2024, 5, 1, 10, tzinfo=PLUS2), dt.datetime(2024, 5, 1, 10, tzinfo=PLUS2), "2024-05-01T10:00:00+02:00"),
+        (
+            dt.datetime(2024, 5, 1, 10, tzinfo=PLUS2),
+            dt.datetime(2024, 5, 1, 10, tzinfo=PLUS2),
+            "2024-05-01T10:00:00+02:00",
+        ),
         # An offset with seconds has no W3C spelling: written in UTC instead.
         (
             dt.datetime(1900, 1, 1, 12, tzinfo=dt.timezone(dt.timedelta(minutes=9, seconds=21))),

@@ -53,7 +53,12 @@ def test_choices_and_bounds_are_the_protocol_constants() -> None:
     assert SPECS["max_sitemaps"].bounds == (1, sitemapkit.MAX_SITEMAPS_PER_INDEX)
     assert SPECS["priority"].bounds == (0.0, 1.0)
     assert {name for name, spec in SPECS.items() if spec.optional} == {
-        "changefreq", "priority", "robots_txt", "stylesheet_template", "x_default", "report_file",
+        "changefreq",
+        "priority",
+        "robots_txt",
+        "stylesheet_template",
+        "x_default",
+        "report_file",
     }
 
 
@@ -166,15 +171,23 @@ def test_help_lists_each_option_its_allowed_values_and_default(command: str) -> 
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        (["build", "site", "--base-url", BASE, "--max-byte", "5"],
-         "sitemapkit build: error: --max-byte is not an option of sitemapkit build; did you mean --max-bytes?"),
+        (
+            ["build", "site", "--base-url", BASE, "--max-byte", "5"],
+            "sitemapkit build: error: --max-byte is not an option of sitemapkit build; did you mean --max-bytes?",
+        ),
         # Flags are never abbreviated: each is an option's whole name.
-        (["build", "site", "--base-url", BASE, "--style"],
-         "sitemapkit build: error: --style is not an option of sitemapkit build; did you mean --stylesheet?"),
-        (["generate", "--input", "-", "--out", "o", "--base-url", BASE, "--inptu=x"],
-         "sitemapkit generate: error: --inptu is not an option of sitemapkit generate; did you mean --input?"),
-        (["build", "site", "--base-url", BASE, "--max-urls", "many"],
-         "sitemapkit build: error: argument --max-urls: invalid int value: 'many'"),
+        (
+            ["build", "site", "--base-url", BASE, "--style"],
+            "sitemapkit build: error: --style is not an option of sitemapkit build; did you mean --stylesheet?",
+        ),
+        (
+            ["generate", "--input", "-", "--out", "o", "--base-url", BASE, "--inptu=x"],
+            "sitemapkit generate: error: --inptu is not an option of sitemapkit generate; did you mean --input?",
+        ),
+        (
+            ["build", "site", "--base-url", BASE, "--max-urls", "many"],
+            "sitemapkit build: error: argument --max-urls: invalid int value: 'many'",
+        ),
         (["build", "site", "more", "--base-url", BASE], "sitemapkit build: error: unrecognized arguments: more"),
     ],
 )
@@ -188,8 +201,9 @@ def test_a_bad_flag_is_one_line_with_a_suggestion(args: list[str], line: str) ->
 @pytest.mark.parametrize("name", sorted(set(SPECS) - set(_GENERATE_OPTIONS)))
 def test_generate_refuses_the_options_it_does_not_honour(name: str, tmp_path: Path) -> None:
     value = [] if SPECS[name].kind is bool else ["x"]
-    result = sitemapkit_cli("generate", "--input", "-", "--out", str(tmp_path / "o"), "--base-url", BASE,
-                            flag(name), *value)
+    result = sitemapkit_cli(
+        "generate", "--input", "-", "--out", str(tmp_path / "o"), "--base-url", BASE, flag(name), *value
+    )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.startswith(
@@ -228,12 +242,18 @@ def test_build_config_reads_the_plugin_options_as_the_mkdocs_adapter_does(tmp_pa
     (project / "site" / "index.html").write_text("<html><head><title>t</title></head></html>")
     (project / "docs").mkdir()
     (project / "style").mkdir()
-    own = '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"><!-- ours --></xsl:stylesheet>'
+    own = (
+        '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"><!-- ours --></xsl:stylesheet>'
+    )
     (project / "style" / "sitemap.xsl.j2").write_text(own)
     config = project / "mkdocs.yml"
     config.write_text("site_url: https://example.org/\nplugins:\n  - sitemapkit:\n      stylesheets: true\n")
-    result = subprocess.run([sys.executable, "-m", "sitemapkit", "build", "--config", str(config)],
-                            capture_output=True, text=True, cwd=tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert result.returncode == 2
     assert result.stderr == (
         "sitemapkit: error: mkdocs.yml: plugins.sitemapkit.stylesheets: is not a sitemapkit option; "
@@ -243,7 +263,11 @@ def test_build_config_reads_the_plugin_options_as_the_mkdocs_adapter_does(tmp_pa
         "site_url: https://example.org/\nplugins:\n  - sitemapkit:\n      stylesheet: true\n"
         "      stylesheet_template: style\n"
     )
-    result = subprocess.run([sys.executable, "-m", "sitemapkit", "build", "--config", str(config)],
-                            capture_output=True, text=True, cwd=tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     assert "<!-- ours -->" in (project / "site" / "sitemap.xsl").read_text()

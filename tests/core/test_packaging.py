@@ -48,9 +48,20 @@ def _pip_install(env: Path, *target: str, extra_env: dict[str, str] | None = Non
     # This environment's pip (tasks.py keeps it current) installs into the new one:
     # the pip a user gets today, which shows what the build backend warns about.
     return subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(env / "bin" / "python"), "install", "--progress-bar", "off",
-         *target],
-        capture_output=True, text=True, env={**os.environ, **(extra_env or {})},
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(env / "bin" / "python"),
+            "install",
+            "--progress-bar",
+            "off",
+            *target,
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(extra_env or {})},
     )
 
 
@@ -84,8 +95,11 @@ def test_install_exposes_only_sitemapkit(tmp_path: Path, editable: bool, pip_sho
     probe = subprocess.run([str(python), "-c", PROBE], capture_output=True, text=True, cwd=outside)
     assert probe.returncode == 0, probe.stdout + probe.stderr
     if not editable:
-        site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                              capture_output=True, text=True).stdout.strip()
+        site = subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         top = {p.name for p in Path(site).iterdir() if not p.name.endswith((".dist-info", ".pth"))}
         assert "core" not in top and "plugins" not in top
         assert (Path(site) / "sitemapkit" / "py.typed").exists()

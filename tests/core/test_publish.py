@@ -71,8 +71,11 @@ def views(folder: Path, entry: str = "sitemap.xml") -> tuple[dict | None, dict |
     robots = folder / "robots.txt"
     lines = []
     if robots.is_file():
-        lines = [line.split(":", 1)[1].strip().removeprefix(BASE) for line in robots.read_text().splitlines()
-                 if line.lower().startswith("sitemap:")]
+        lines = [
+            line.split(":", 1)[1].strip().removeprefix(BASE)
+            for line in robots.read_text().splitlines()
+            if line.lower().startswith("sitemap:")
+        ]
     from_robots = _reach(folder, lines) if lines else None
     if not (folder / entry).is_file():
         return from_robots, None, False
@@ -99,10 +102,13 @@ def assert_whole(folder: Path, *allowed: dict, pages: bool = False, entry: str =
     """
     from_robots, from_entry, entry_is_index = views(folder, entry)
     if from_robots is not None:
-        assert from_robots in allowed, f"a mix from robots.txt: {len(from_robots)} URLs, expected one of {[len(a) for a in allowed]}"
+        assert from_robots in allowed, (
+            f"a mix from robots.txt: {len(from_robots)} URLs, expected one of {[len(a) for a in allowed]}"
+        )
     if from_entry is not None:
         assert from_entry in allowed or (entry_is_index and any(from_entry.items() <= a.items() for a in allowed)), (
-            f"a mix from {entry}: {len(from_entry)} URLs, expected one of {[len(a) for a in allowed]}")
+            f"a mix from {entry}: {len(from_entry)} URLs, expected one of {[len(a) for a in allowed]}"
+        )
     urls = published(folder, entry)
     assert urls in allowed
     if urls:
@@ -233,7 +239,9 @@ def prepare(tmp_path: Path, run, old: list[Page], new: list[Page], options: Opti
 
 OPTION_SETS = {
     "shards": dict(max_urls=7),
-    "gzip-stylesheet-copy-report": dict(max_urls=9, gzip=True, stylesheet=True, gzip_copy=True, report_file="report.txt"),
+    "gzip-stylesheet-copy-report": dict(
+        max_urls=9, gzip=True, stylesheet=True, gzip_copy=True, report_file="report.txt"
+    ),
     "single-file": dict(),
     "text": dict(max_urls=8, format="txt"),
 }
@@ -268,7 +276,9 @@ def test_killed_at_every_step_serves_old_or_new(tmp_path: Path, command: str, op
 
 
 @pytest.mark.parametrize("command", sorted(RUNS))
-@pytest.mark.parametrize("fault", [OSError(errno.ENOSPC, "No space left on device"), Stop()], ids=["enospc", "interrupt"])
+@pytest.mark.parametrize(
+    "fault", [OSError(errno.ENOSPC, "No space left on device"), Stop()], ids=["enospc", "interrupt"]
+)
 def test_failing_at_every_step_changes_nothing_published(tmp_path: Path, command: str, fault: BaseException) -> None:
     """A run that fails before the switch (a full disk, an interrupt) removes what
     it wrote: the folder is byte for byte as it was. After the switch, it is the
@@ -317,23 +327,41 @@ def test_bad_line_at_the_end_of_a_long_list_changes_nothing(tmp_path: Path) -> N
 
 # -- whole runs, fuzzed ---------------------------------------------------------
 
-paths = st.lists(st.sampled_from([f"{d}p{i}.html" for d in ("", "a/", "b/") for i in range(40)]), max_size=40, unique=True)
-
-
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(
-    old=paths, new=paths, command=st.sampled_from(sorted(RUNS)), max_urls=st.integers(1, 12),
-    max_sitemaps=st.sampled_from([2, 3, 50_000]), gzip_shards=st.booleans(), text=st.booleans(), day=st.integers(1, 9),
-    kill=st.floats(0, 1), how=st.sampled_from(["kill", "fail"]),
+paths = st.lists(
+    st.sampled_from([f"{d}p{i}.html" for d in ("", "a/", "b/") for i in range(40)]), max_size=40, unique=True
 )
-def test_fuzz_whole_runs(tmp_path_factory, old, new, command, max_urls, max_sitemaps, gzip_shards, text, day, kill,
-                         how) -> None:
+
+
+@settings(
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    old=paths,
+    new=paths,
+    command=st.sampled_from(sorted(RUNS)),
+    max_urls=st.integers(1, 12),
+    max_sitemaps=st.sampled_from([2, 3, 50_000]),
+    gzip_shards=st.booleans(),
+    text=st.booleans(),
+    day=st.integers(1, 9),
+    kill=st.floats(0, 1),
+    how=st.sampled_from(["kill", "fail"]),
+)
+def test_fuzz_whole_runs(
+    tmp_path_factory, old, new, command, max_urls, max_sitemaps, gzip_shards, text, day, kill, how
+) -> None:
     """Random old and new sites or lists, options and kill or fault points: the
     folder always serves one whole set, and the next run the new one."""
     tmp = tmp_path_factory.mktemp("fuzz")
     run = RUNS[command]
-    options = Options(base_url=BASE, max_urls=max_urls, max_sitemaps=max_sitemaps, gzip=gzip_shards,
-                      format="txt" if text else "xml", lastmod="none" if text else "auto")
+    options = Options(
+        base_url=BASE,
+        max_urls=max_urls,
+        max_sitemaps=max_sitemaps,
+        gzip=gzip_shards,
+        format="txt" if text else "xml",
+        lastmod="none" if text else "auto",
+    )
     old_pages = [Page(p, lastmod=f"2024-02-0{day}") for p in sorted(old)]
     new_pages = [Page(p, lastmod=f"2024-02-0{1 + (day + len(p)) % 9}") for p in sorted(new)]
     folder = tmp / "site"
@@ -408,7 +436,9 @@ def test_unchanged_shards_keep_their_names_bytes_and_files(tmp_path: Path) -> No
     options = Options(base_url=BASE, max_urls=5000, max_bytes=4096, lastmod="none")
     pages = [Page(f"p{i:05d}.html") for i in range(0, 4000, 2)]
     build_site(pages, options, tmp_path)
-    shards = lambda: {p.name: (p.stat().st_ino, p.read_bytes()) for p in tmp_path.glob("sitemap-*.xml") if "-index-" not in p.name}
+    shards = lambda: {
+        p.name: (p.stat().st_ino, p.read_bytes()) for p in tmp_path.glob("sitemap-*.xml") if "-index-" not in p.name
+    }
     before = shards()
     build_site(sorted(pages + [Page("p01001.html")], key=lambda p: p.loc), options, tmp_path)
     after = shards()
@@ -460,8 +490,15 @@ def test_entry_point_that_is_a_folder_is_named(tmp_path: Path, command: str) -> 
 
 
 def test_generate_with_a_missing_input_creates_nothing(tmp_path: Path) -> None:
-    result = cli_run("generate", "--input", str(tmp_path / "missing.tsv"), "--out", str(tmp_path / "out" / "deeper"),
-                     "--base-url", BASE)
+    result = cli_run(
+        "generate",
+        "--input",
+        str(tmp_path / "missing.tsv"),
+        "--out",
+        str(tmp_path / "out" / "deeper"),
+        "--base-url",
+        BASE,
+    )
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "missing.tsv" in result.stderr
     assert list(tmp_path.iterdir()) == []
 
@@ -474,8 +511,17 @@ def test_generate_writes_what_build_writes(tmp_path: Path) -> None:
     stylesheet, gzip copy, robots.txt and report included (today generate wrote
     the stylesheet line but not the stylesheet, and no robots.txt)."""
     pages = site_pages(200)
-    flags = ["--max-urls", "20", "--gzip", "--stylesheet", "--gzip-copy", "--report-file", "report.txt",
-             "--lastmod", "none"]
+    flags = [
+        "--max-urls",
+        "20",
+        "--gzip",
+        "--stylesheet",
+        "--gzip-copy",
+        "--report-file",
+        "report.txt",
+        "--lastmod",
+        "none",
+    ]
     site = tmp_path / "site"
     site.mkdir()
     for page in pages:
@@ -484,8 +530,17 @@ def test_generate_writes_what_build_writes(tmp_path: Path) -> None:
     assert built.returncode == 0, built.stderr
     (tmp_path / "urls.tsv").write_text("".join(f"{p.loc}\n" for p in pages))
     out = tmp_path / "out"
-    made = cli_run("generate", "--input", str(tmp_path / "urls.tsv"), "--out", str(out), "--base-url", BASE,
-                   *[f for f in flags if f not in ("--lastmod", "none")], "--verbose")
+    made = cli_run(
+        "generate",
+        "--input",
+        str(tmp_path / "urls.tsv"),
+        "--out",
+        str(out),
+        "--base-url",
+        BASE,
+        *[f for f in flags if f not in ("--lastmod", "none")],
+        "--verbose",
+    )
     assert made.returncode == 0, made.stderr
     from_build = {k: v for k, v in snapshot(site).items() if not k.endswith(".html")}
     assert sorted(snapshot(out)) == sorted(from_build)
@@ -498,8 +553,9 @@ def test_generate_writes_what_build_writes(tmp_path: Path) -> None:
 @pytest.mark.parametrize("flag", ["--exclude=*", "--lastmod=git", "--no-check-noindex", "--x-default=en"])
 def test_generate_refuses_what_only_build_uses_in_one_line(tmp_path: Path, flag: str) -> None:
     (tmp_path / "urls.tsv").write_text("a.html\n")
-    result = cli_run("generate", "--input", str(tmp_path / "urls.tsv"), "--out", str(tmp_path / "out"),
-                     "--base-url", BASE, flag)
+    result = cli_run(
+        "generate", "--input", str(tmp_path / "urls.tsv"), "--out", str(tmp_path / "out"), "--base-url", BASE, flag
+    )
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     name = flag.split("=")[0].removeprefix("--").removeprefix("no-")
     assert name in result.stderr and "generate" in result.stderr
@@ -533,16 +589,39 @@ def test_two_runs_at_once_never_mix(tmp_path: Path) -> None:
     expected = []
     for max_urls in ("400", "700"):
         clean = tmp_path / f"clean-{max_urls}"
-        assert cli_run("generate", "--input", str(urls), "--out", str(clean), "--base-url", BASE,
-                       "--max-urls", max_urls).returncode == 0
+        assert (
+            cli_run(
+                "generate", "--input", str(urls), "--out", str(clean), "--base-url", BASE, "--max-urls", max_urls
+            ).returncode
+            == 0
+        )
         expected.append(published(clean))
     assert expected[0] == expected[1]  # the same URLs, in different files
     assert cli_run("generate", "--input", str(urls), "--out", str(out), "--base-url", BASE).returncode == 0
     stopped = 0
     for _ in range(4):
-        runs = [subprocess.Popen([sys.executable, "-m", "sitemapkit", "generate", "--input", str(urls), "--out", str(out),
-                                  "--base-url", BASE, "--max-urls", m], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True) for m in ("400", "700")]
+        runs = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "sitemapkit",
+                    "generate",
+                    "--input",
+                    str(urls),
+                    "--out",
+                    str(out),
+                    "--base-url",
+                    BASE,
+                    "--max-urls",
+                    m,
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for m in ("400", "700")
+        ]
         for run in runs:
             stdout, stderr = run.communicate(timeout=120)
             if run.returncode:
@@ -580,7 +659,9 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-@pytest.mark.skipif(not Path(f"/proc/self/task/{os.getpid()}/children").exists(), reason="finds workers in /proc (Linux)")
+@pytest.mark.skipif(
+    not Path(f"/proc/self/task/{os.getpid()}/children").exists(), reason="finds workers in /proc (Linux)"
+)
 def test_sigkill_during_generate_serves_old_or_new_and_stops_workers(tmp_path: Path) -> None:
     """A real `sitemapkit generate`, with its worker processes, killed by SIGKILL
     at several moments: the folder serves one whole set each time, the workers
@@ -603,8 +684,11 @@ def test_sigkill_during_generate_serves_old_or_new_and_stops_workers(tmp_path: P
     outcomes = set()
     watched = 0
     for fraction in (0.2, 0.4, 0.6, 0.8, 1.0):
-        run = subprocess.Popen([sys.executable, "-m", "sitemapkit", "generate", "--input", str(new), *flags],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        run = subprocess.Popen(
+            [sys.executable, "-m", "sitemapkit", "generate", "--input", str(new), *flags],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + whole_run * fraction
         workers: set[int] = set()
         while time.monotonic() < deadline and run.poll() is None:
@@ -647,14 +731,34 @@ def small_disk(tmp_path: Path):
 
 def test_full_disk_leaves_the_old_set_and_removes_what_it_wrote(small_disk: Path) -> None:
     old = list_bytes(site_pages(2000, 0, 1))
-    result = cli_run("generate", "--input", "-", "--out", str(small_disk), "--base-url", BASE, "--max-urls", "400",
-                     input=old.decode())
+    result = cli_run(
+        "generate",
+        "--input",
+        "-",
+        "--out",
+        str(small_disk),
+        "--base-url",
+        BASE,
+        "--max-urls",
+        "400",
+        input=old.decode(),
+    )
     assert result.returncode == 0, result.stderr
     before = snapshot(small_disk)
     old_set = published(small_disk)
     big = list_bytes(site_pages(30_000, 0, 2))  # far more than the disk holds
-    result = cli_run("generate", "--input", "-", "--out", str(small_disk), "--base-url", BASE, "--max-urls", "400",
-                     input=big.decode())
+    result = cli_run(
+        "generate",
+        "--input",
+        "-",
+        "--out",
+        str(small_disk),
+        "--base-url",
+        BASE,
+        "--max-urls",
+        "400",
+        input=big.decode(),
+    )
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "No space left on device" in result.stderr and ".tmp" not in result.stderr
     assert snapshot(small_disk) == before

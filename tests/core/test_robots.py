@@ -58,7 +58,10 @@ def test_an_old_line_of_ours_is_updated_in_place_keeping_its_comment() -> None:
 def test_more_urls_than_lines_go_after_the_last_of_ours() -> None:
     existing = "Sitemap: https://example.org/sitemap.xml # ours\rDisallow: /x"
     merged = merge_sitemap_lines(existing, [OURS, "https://example.org/sitemap-index-2.xml"])
-    assert merged == "Sitemap: https://example.org/sitemap.xml # ours\rSitemap: https://example.org/sitemap-index-2.xml\rDisallow: /x"
+    assert (
+        merged
+        == "Sitemap: https://example.org/sitemap.xml # ours\rSitemap: https://example.org/sitemap-index-2.xml\rDisallow: /x"
+    )
 
 
 def test_a_line_break_inside_a_line_is_only_cr_or_lf() -> None:
@@ -71,7 +74,9 @@ def test_a_line_break_inside_a_line_is_only_cr_or_lf() -> None:
 
 lines = st.lists(
     st.one_of(
-        st.sampled_from(["User-agent: *", "Disallow: /", "", "# c", f"Sitemap: {OURS}", f" sitemap:{OURS} #x", "\ufeffAllow: /"]),
+        st.sampled_from(
+            ["User-agent: *", "Disallow: /", "", "# c", f"Sitemap: {OURS}", f" sitemap:{OURS} #x", "\ufeffAllow: /"]
+        ),
         st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=20),
     ),
     max_size=8,

@@ -142,9 +142,7 @@ def test_constructor_takes_patterns_as_written():
 
 
 def test_from_text_keeps_only_the_star_group():
-    robots = RobotsRules.from_text(
-        "User-agent: googlebot\nDisallow: /g\nUser-agent: *\nAllow: /s/ok\nDisallow: /s\n"
-    )
+    robots = RobotsRules.from_text("User-agent: googlebot\nDisallow: /g\nUser-agent: *\nAllow: /s/ok\nDisallow: /s\n")
     assert robots.allow == ["/s/ok"]
     assert robots.disallow == ["/s"]
 
@@ -189,8 +187,30 @@ def test_many_wildcards_stay_fast():
 # Disallow, Sitemap, comments and blank lines (Protego ends a group on them).
 
 _PATH_ATOMS = [
-    "a", "b", "ab", "A", "0", "-", ".", "_", "~", "=", "/", "x.pdf", "index.html", "page.html",
-    "\u00e9", "%C3%A9", "%c3%a9", "%61", "%7e", "%7E", "%2F", "%25", "%20", " ",
+    "a",
+    "b",
+    "ab",
+    "A",
+    "0",
+    "-",
+    ".",
+    "_",
+    "~",
+    "=",
+    "/",
+    "x.pdf",
+    "index.html",
+    "page.html",
+    "\u00e9",
+    "%C3%A9",
+    "%c3%a9",
+    "%61",
+    "%7e",
+    "%7E",
+    "%2F",
+    "%25",
+    "%20",
+    " ",
 ]
 _AGENTS = ["*", "googlebot", "bingbot"]
 _AGENT_QUERIED = "oraclebot"  # named by no group, so the "*" group applies
@@ -231,9 +251,7 @@ def _robots_files(draw):
 def _paths_near(draw, text):
     # Paths built from the file's own patterns hit matches and near misses far
     # more often than random paths would.
-    patterns = [
-        line.split(":", 1)[1].split("#")[0].strip() for line in text.splitlines() if "allow" in line.lower()
-    ]
+    patterns = [line.split(":", 1)[1].split("#")[0].strip() for line in text.splitlines() if "allow" in line.lower()]
     patterns = [p for p in patterns if p]
     if patterns and draw(st.integers(0, 3)):
         pattern = draw(st.sampled_from(patterns)).removesuffix("$")

@@ -30,7 +30,7 @@ def test_sitemaps_org_schemas_are_there_and_reject_a_bad_sitemap() -> None:
         assert_valid(bad)
 
 
-SCHEMA_ONLY_TESTS = '''
+SCHEMA_ONLY_TESTS = """
 from conftest import assert_valid
 
 URLSET = (
@@ -51,7 +51,7 @@ def test_schema_check_then_a_failing_assertion():
 
 def test_no_schema_check():
     assert URLSET
-'''
+"""
 
 
 def _run_with_schemas(tmp_path: Path, schemas: Path) -> subprocess.CompletedProcess:
@@ -60,9 +60,23 @@ def _run_with_schemas(tmp_path: Path, schemas: Path) -> subprocess.CompletedProc
     (tmp_path / "test_schema_only.py").write_text(SCHEMA_ONLY_TESTS)
     return subprocess.run(
         # No -P (Python 3.11+): the working folder, put on sys.path, is tmp_path.
-        [sys.executable, "-m", "pytest", "-c", str(ROOT / "pyproject.toml"), "-p", "conftest",
-         "-p", "no:cacheprovider", "-rA", str(tmp_path / "test_schema_only.py")],
-        cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "SITEMAPKIT_TEST_SCHEMAS": str(schemas)},
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-c",
+            str(ROOT / "pyproject.toml"),
+            "-p",
+            "conftest",
+            "-p",
+            "no:cacheprovider",
+            "-rA",
+            str(tmp_path / "test_schema_only.py"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SITEMAPKIT_TEST_SCHEMAS": str(schemas)},
     )
 
 

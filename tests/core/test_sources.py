@@ -51,7 +51,7 @@ def test_mirrored_sources_date_the_pages(site, capsys):
     code, out, err = build(site, "--source", str(site / "content"), capsys=capsys)
     assert code == 0, err
     entries = sitemap_entries(site / "public")
-    dates = {loc[len(BASE):]: entry["lastmod"] for loc, entry in entries.items()}
+    dates = {loc[len(BASE) :]: entry["lastmod"] for loc, entry in entries.items()}
     assert dates == {
         "": "2020-05-01T10:00:00+00:00",  # content/_index.md
         "posts/": "2020-05-01T10:00:00+00:00",  # content/posts/_index.md
@@ -73,7 +73,7 @@ def test_mirrored_sources_date_the_pages(site, capsys):
 def test_without_source_pages_keep_the_other_rules(site, capsys):
     code, out, err = build(site, capsys=capsys)
     assert code == 0, err
-    dates = {loc[len(BASE):]: e["lastmod"] for loc, e in sitemap_entries(site / "public").items()}
+    dates = {loc[len(BASE) :]: e["lastmod"] for loc, e in sitemap_entries(site / "public").items()}
     assert dates["posts/first/"] == "2019-01-01T00:00:00+00:00"  # only its head's date is left
     assert dates["tags/"] == "2022-02-02T02:02:02+00:00"
     assert dates["posts/bundle/"] is None

@@ -38,8 +38,11 @@ STYLESHEET_LINES = """<?xml-stylesheet type="text/xsl" href="sitemap.xsl"?>
 <?xml-stylesheet type="text/css" href="sitemap.css"?>
 """
 
-URLSET = """<?xml version="1.0" encoding="UTF-8"?>
-""" + STYLESHEET_LINES + """<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">
+URLSET = (
+    """<?xml version="1.0" encoding="UTF-8"?>
+"""
+    + STYLESHEET_LINES
+    + """<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">
 <url><loc>https://example.com/</loc><lastmod>2026-03-01</lastmod><xhtml:link rel="alternate" hreflang="en" href="https://example.com/"/><xhtml:link rel="alternate" hreflang="de" href="https://example.com/de/"/></url>
 <url><loc>https://example.com/de/</loc><lastmod>2026-01-15T08:30:00+00:00</lastmod><xhtml:link rel="alternate" hreflang="en" href="https://example.com/"/><xhtml:link rel="alternate" hreflang="de" href="https://example.com/de/"/></url>
 <url><loc>https://example.com/%C3%BCber-uns/</loc><lastmod>2025-12-24</lastmod></url>
@@ -47,6 +50,7 @@ URLSET = """<?xml version="1.0" encoding="UTF-8"?>
 <url><loc>https://example.com/%E6%97%A5%E6%9C%AC%E8%AA%9E/guide.html</loc><lastmod>2026-11-02</lastmod></url>
 </urlset>
 """
+)
 # (href in the page, text people read), in document order.
 URLSET_ROWS = [
     ("https://example.com/", "https://example.com/"),
@@ -56,13 +60,17 @@ URLSET_ROWS = [
     ("https://example.com/%E6%97%A5%E6%9C%AC%E8%AA%9E/guide.html", "https://example.com/\u65e5\u672c\u8a9e/guide.html"),
 ]
 
-INDEX = """<?xml version="1.0" encoding="UTF-8"?>
-""" + STYLESHEET_LINES + """<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+INDEX = (
+    """<?xml version="1.0" encoding="UTF-8"?>
+"""
+    + STYLESHEET_LINES
+    + """<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 <sitemap><loc>https://example.com/sitemap-1.xml</loc><lastmod>2026-03-01</lastmod></sitemap>
 <sitemap><loc>https://example.com/sitemap-2.xml</loc><lastmod>2026-11-02</lastmod></sitemap>
 <sitemap><loc>https://example.com/sitemap-3.xml.gz</loc></sitemap>
 </sitemapindex>
 """
+)
 # The build knows how many URLs it wrote into each shard; the third is left
 # unknown on purpose, to show how a missing count looks.
 URL_COUNTS = {"https://example.com/sitemap-1.xml": 50_000, "https://example.com/sitemap-2.xml": 5}
@@ -326,9 +334,19 @@ class _DevTools:
             os.dup2(writes, 4)
 
         self.process = subprocess.Popen(
-            [_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe", *extra, "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            close_fds=False, preexec_fn=wire_fds,
+            [
+                _chromium(),
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={profile}",
+                "--remote-debugging-pipe",
+                *extra,
+                "about:blank",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=False,
+            preexec_fn=wire_fds,
         )
         os.close(browser_reads)
         os.close(browser_writes)
@@ -375,7 +393,9 @@ class _DevTools:
         )
         for _attempt in range(50):
             try:
-                result = self.call("Runtime.evaluate", {"expression": script, "awaitPromise": True, "returnByValue": True}, session)
+                result = self.call(
+                    "Runtime.evaluate", {"expression": script, "awaitPromise": True, "returnByValue": True}, session
+                )
             except RuntimeError as error:
                 # The XML document is replaced by the XSLT result while loading.
                 if "context" not in str(error).lower():
@@ -439,7 +459,11 @@ def test_chromium_shows_every_url_of_a_urlset(served, tmp_path):
     rows = _rows(page)
     assert [(href, text) for href, text, _lastmod in rows] == URLSET_ROWS
     assert [lastmod for _href, _text, lastmod in rows] == [
-        "2026-03-01", "2026-01-15T08:30:00+00:00", "2025-12-24", "", "2026-11-02",
+        "2026-03-01",
+        "2026-01-15T08:30:00+00:00",
+        "2025-12-24",
+        "",
+        "2026-11-02",
     ]
     assert page.xpath("//tbody/tr[1]/td[4]/a/@hreflang") == ["en", "de"]
     assert page.xpath("string(//title)") == "Sitemap"
@@ -450,7 +474,11 @@ def test_chromium_sorts_by_the_column_a_link_names(served, tmp_path):
     # what a headless dump can drive. Newest first, rows without a date last.
     page = _dom(tmp_path, served + "sitemap.xml#sort=-lastmod")
     assert [lastmod for _href, _text, lastmod in _rows(page)] == [
-        "2026-11-02", "2026-03-01", "2026-01-15T08:30:00+00:00", "2025-12-24", "",
+        "2026-11-02",
+        "2026-03-01",
+        "2026-01-15T08:30:00+00:00",
+        "2025-12-24",
+        "",
     ]
     assert page.xpath("//th[@data-key='lastmod']/@aria-sort") == ["descending"]
     page = _dom(tmp_path, served + "sitemap.xml#sort=url")
@@ -481,7 +509,11 @@ def test_chromium_sorts_when_a_heading_is_clicked(served, devtools):
     page = browser.open(served + "sitemap.xml")
     ready = "document.getElementById('entries')"
     click = "document.querySelector('th[data-key=lastmod] button').click()"
-    state = "{lastmods: " + _ROW_LASTMODS + ", sort: document.querySelector('th[data-key=lastmod]').getAttribute('aria-sort'), hash: location.hash}"
+    state = (
+        "{lastmods: "
+        + _ROW_LASTMODS
+        + ", sort: document.querySelector('th[data-key=lastmod]').getAttribute('aria-sort'), hash: location.hash}"
+    )
     assert browser.evaluate(page, ready, f"({click}, {state})") == {
         "lastmods": ["2025-12-24", "2026-01-15T08:30:00+00:00", "2026-03-01", "2026-11-02", ""],
         "sort": "ascending",
@@ -545,7 +577,8 @@ def test_chromium_shows_every_url_of_a_built_fixture_sitemap(tmp_path):
     shutil.copytree(FIXTURES / "static", site)
     built = subprocess.run(
         [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/", "--stylesheet"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert built.returncode == 0, built.stderr
     listed = sorted(sitemap_entries(site))

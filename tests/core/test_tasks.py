@@ -29,8 +29,9 @@ def test_python_3_10_gets_one_line_and_nothing_else():
     found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.10*/bin/python3")))
     if not found:
         pytest.skip("no Python 3.10 under ~/.pyenv/versions to run tests/tasks.py with")
-    result = subprocess.run([found[-1], str(ROOT / "tests" / "tasks.py"), "test"], capture_output=True, text=True,
-                            cwd=ROOT)
+    result = subprocess.run(
+        [found[-1], str(ROOT / "tests" / "tasks.py"), "test"], capture_output=True, text=True, cwd=ROOT
+    )
     assert result.returncode == 2
     assert result.stdout == ""
     [line] = result.stderr.splitlines()
@@ -55,8 +56,12 @@ def test_a_failed_step_says_so_in_one_line_naming_its_log(tmp_path, capsys, monk
 
 
 def demo(name: str, folder: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "tests" / "demo.py"), name, str(folder)],
-                          capture_output=True, text=True, cwd=folder.parent)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "demo.py"), name, str(folder)],
+        capture_output=True,
+        text=True,
+        cwd=folder.parent,
+    )
 
 
 def test_demo_keeps_the_site_and_prints_where_its_sitemap_is(tmp_path):
@@ -91,9 +96,22 @@ def _browser_test_without_chromium(tmp_path: Path, **env: str) -> subprocess.Com
     clean = {k: v for k, v in os.environ.items() if k not in ("CI", "CHROMIUM")}
     return subprocess.run(
         # As tasks.py runs pytest: the repository root off sys.path (-P, on Python 3.10 too).
-        [sys.executable, "-c", tasks._PYTEST_OFF_ROOT, "tests/core/test_stylesheet.py", "-k", "shows_every_url_of_a_urlset",
-         "-rsf", "-q", "-p", "no:cacheprovider"],
-        capture_output=True, text=True, cwd=ROOT, env={**clean, "PATH": str(no_browser), **env},
+        [
+            sys.executable,
+            "-c",
+            tasks._PYTEST_OFF_ROOT,
+            "tests/core/test_stylesheet.py",
+            "-k",
+            "shows_every_url_of_a_urlset",
+            "-rsf",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**clean, "PATH": str(no_browser), **env},
     )
 
 

@@ -31,11 +31,22 @@ def careful_entries(lines: list[str]) -> tuple[list[bytes], list[int]]:
     return entries, hashes
 
 
-path_text = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\t\n\r#\x85\u2028\u2029"), min_size=1, max_size=30)
-dates = st.sampled_from([
-    "", "\t2024-05-01", "\t2024-05-01T10:00:00+00:00", "\t2024-05-01T10:00:00Z", "\t2023-01-02T03:04:05-07:00",
-    "\t2024-05-01T10:00+02:00", "\t2024-05-01T10:00:00.25Z",
-])
+path_text = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\t\n\r#\x85\u2028\u2029"),
+    min_size=1,
+    max_size=30,
+)
+dates = st.sampled_from(
+    [
+        "",
+        "\t2024-05-01",
+        "\t2024-05-01T10:00:00+00:00",
+        "\t2024-05-01T10:00:00Z",
+        "\t2023-01-02T03:04:05-07:00",
+        "\t2024-05-01T10:00+02:00",
+        "\t2024-05-01T10:00:00.25Z",
+    ]
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -79,7 +90,17 @@ def test_blank_relative_line_is_no_page() -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["https://other.org/x", "/abs", "a/../b", "x#frag", "", "# comment", "bad\x01ctl", "a\tyesterday", "https://example.org:443/docs/a"],
+    [
+        "https://other.org/x",
+        "/abs",
+        "a/../b",
+        "x#frag",
+        "",
+        "# comment",
+        "bad\x01ctl",
+        "a\tyesterday",
+        "https://example.org:443/docs/a",
+    ],
 )
 def test_unusual_lines_take_the_careful_path(line: str) -> None:
     block = f"https://example.org/docs/ok\n{line}\n".encode()
@@ -98,7 +119,9 @@ def make_list(n: int, seed: int = 7) -> list[str]:
 @pytest.mark.parametrize("source_kind", ["file", "stream"])
 @pytest.mark.parametrize("workers", [2, 1])
 @pytest.mark.parametrize("n", [50, 3000])
-def test_parallel_writer_matches_page_generator(tmp_path: Path, n: int, workers: int, source_kind: str, monkeypatch) -> None:
+def test_parallel_writer_matches_page_generator(
+    tmp_path: Path, n: int, workers: int, source_kind: str, monkeypatch
+) -> None:
     """Worker processes (or one process), block boundaries, workers reading their
     own blocks from a file, and stitching change nothing in the output."""
     options = Options(base_url=BASE, max_urls=100, max_bytes=65536, gzip=False)
@@ -133,8 +156,12 @@ def test_parallel_writer_matches_page_generator(tmp_path: Path, n: int, workers:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=30),
-       st.booleans(), st.integers(1, 64), st.integers(0, 5))
+@given(
+    st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+    st.booleans(),
+    st.integers(1, 64),
+    st.integers(0, 5),
+)
 def test_blocks_read_from_ranges_are_the_lines_of_the_file(tmp_path_factory, lines, last_break, size, skip) -> None:
     """Each line is read exactly once, by the range it starts in, whatever the sizes."""
     text = b"\n".join(lines) + (b"\n" if last_break and lines else b"")
@@ -156,9 +183,9 @@ def test_blocks_read_from_ranges_are_the_lines_of_the_file(tmp_path_factory, lin
     # The lines from the reader's position on (a line it stands inside included:
     # its tail is what a stream would give), each ending in a break.
     expected = rest + (b"\n" if rest and not rest.endswith(b"\n") else b"")
-    if start > 0 and text[start - 1:start] != b"\n":
+    if start > 0 and text[start - 1 : start] != b"\n":
         # A range starting mid-line skips to the next line start, as a worker must.
-        expected = expected[expected.find(b"\n") + 1:] if b"\n" in expected else b""
+        expected = expected[expected.find(b"\n") + 1 :] if b"\n" in expected else b""
     assert b"".join(blocks) == expected
     assert all(block.endswith(b"\n") for block in blocks if block)
 
@@ -175,7 +202,9 @@ def test_not_utf8_is_a_clear_error(tmp_path: Path) -> None:
 # ---- odd input (issue 16) ------------------------------------------------------------
 
 
-def run_list(tmp_path: Path, data: bytes, source_kind: str, block_bytes: int | None = None, monkeypatch=None, **options):
+def run_list(
+    tmp_path: Path, data: bytes, source_kind: str, block_bytes: int | None = None, monkeypatch=None, **options
+):
     out = tmp_path / f"out-{source_kind}"
     out.mkdir()
     if block_bytes is not None:
@@ -200,7 +229,9 @@ def test_a_byte_order_mark_is_not_part_of_the_first_url(tmp_path: Path, source_k
 
 @pytest.mark.parametrize("source_kind", ["file", "stream"])
 @pytest.mark.parametrize("seed", range(4))
-def test_equal_lines_on_both_sides_of_a_block_boundary_are_one_url(tmp_path: Path, monkeypatch, source_kind, seed) -> None:
+def test_equal_lines_on_both_sides_of_a_block_boundary_are_one_url(
+    tmp_path: Path, monkeypatch, source_kind, seed
+) -> None:
     """Whatever the block size, a repeated line is listed once, as the page path
     lists it: the output is the same bytes."""
     rng = random.Random(seed)
@@ -211,7 +242,13 @@ def test_equal_lines_on_both_sides_of_a_block_boundary_are_one_url(tmp_path: Pat
     data = ("\n".join(lines) + "\n").encode()
     options = dict(max_urls=100, max_bytes=65536)
     files, result = run_list(tmp_path, data, source_kind, rng.choice([97, 256, 1024, 4096]), monkeypatch, **options)
-    expected = {f.name: f.data for f in encode_pages([Page(l.partition("\t")[0], lastmod=l.partition("\t")[2] or None) for l in lines], Options(base_url=BASE, **options))}
+    expected = {
+        f.name: f.data
+        for f in encode_pages(
+            [Page(l.partition("\t")[0], lastmod=l.partition("\t")[2] or None) for l in lines],
+            Options(base_url=BASE, **options),
+        )
+    }
     assert files == expected
     assert result.urls == 2500 and len(result.excluded) == len(lines) - 2500
     assert {e.reason for e in result.excluded} <= {"duplicate"}
@@ -219,7 +256,9 @@ def test_equal_lines_on_both_sides_of_a_block_boundary_are_one_url(tmp_path: Pat
 
 @pytest.mark.parametrize("source_kind", ["file", "stream"])
 @pytest.mark.parametrize("control", ["\x85", "\x80", "\x9f", "\x01", "\x7f"])
-def test_a_control_character_stops_the_list_whatever_block_it_is_in(tmp_path: Path, monkeypatch, source_kind, control) -> None:
+def test_a_control_character_stops_the_list_whatever_block_it_is_in(
+    tmp_path: Path, monkeypatch, source_kind, control
+) -> None:
     """U+0085 and every other control character is refused, in a block of plain
     lines as in any other, and the line is named."""
     lines = [f"p{i:04d}" for i in range(400)]
@@ -239,19 +278,28 @@ def test_a_bad_lastmod_names_its_line_and_url(tmp_path: Path, monkeypatch, sourc
     with pytest.raises(UrlError) as raised:
         run_list(tmp_path, data, source_kind, block_bytes, monkeypatch)
     name = "urls.tsv" if source_kind == "file" else "standard input"
-    assert str(raised.value).endswith(f"{name} line 279: https://example.org/docs/p0277: lastmod 'yesterday' is not a W3C Datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00)")
+    assert str(raised.value).endswith(
+        f"{name} line 279: https://example.org/docs/p0277: lastmod 'yesterday' is not a W3C Datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00)"
+    )
 
 
 @pytest.mark.parametrize("source_kind", ["file", "stream"])
-@pytest.mark.parametrize("extra", [{"format": "txt"}, {"changefreq": "daily", "priority": 0.5}], ids=["txt", "changefreq"])
-def test_every_entry_option_takes_the_block_path_to_the_same_bytes(tmp_path: Path, monkeypatch, source_kind, extra) -> None:
+@pytest.mark.parametrize(
+    "extra", [{"format": "txt"}, {"changefreq": "daily", "priority": 0.5}], ids=["txt", "changefreq"]
+)
+def test_every_entry_option_takes_the_block_path_to_the_same_bytes(
+    tmp_path: Path, monkeypatch, source_kind, extra
+) -> None:
     """The text form and the options' changefreq and priority are written by the
     block path too (workers, stitching), and the same as page by page."""
     lines = make_list(3000)
     data = ("\n".join(lines) + "\n").encode()
     options = dict(max_urls=100, max_bytes=65536, **extra)
     # The list's plain blocks take the quick path with these options too.
-    assert urllist._BlockFormatter(Options(base_url=BASE, **options)).plain(("\n".join(lines[:40]) + "\n").encode()) is not None
+    assert (
+        urllist._BlockFormatter(Options(base_url=BASE, **options)).plain(("\n".join(lines[:40]) + "\n").encode())
+        is not None
+    )
     files, result = run_list(tmp_path, data, source_kind, 1024, monkeypatch, **options)
     pages = [Page(l.partition("\t")[0], lastmod=l.partition("\t")[2] or None) for l in lines]
     assert files == {f.name: f.data for f in encode_pages(pages, Options(base_url=BASE, **options))}

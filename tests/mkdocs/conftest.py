@@ -25,8 +25,6 @@ QUIET_ENV = {**os.environ, "DISABLE_MKDOCS_2_WARNING": "true", "NO_COLOR": "1"}
 FIRST_COMMIT = dt.datetime(2020, 5, 1, 10, 0, tzinfo=dt.timezone.utc)
 
 
-
-
 class Project:
     """A copy of the fixture site whose mkdocs.yml a test may change."""
 
@@ -64,7 +62,11 @@ class Project:
         """Run the mkdocs command line, as users do (exit status, messages, --strict)."""
         return subprocess.run(
             [sys.executable, "-m", "mkdocs", *args, "-f", str(self.config_file)],
-            cwd=self.root, env=QUIET_ENV, capture_output=True, text=True, timeout=timeout,
+            cwd=self.root,
+            env=QUIET_ENV,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
 
 

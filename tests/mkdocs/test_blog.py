@@ -24,7 +24,7 @@ def blog(tmp_path: Path) -> Project:
 def test_listings_are_dated_by_the_newest_post_they_show(blog):
     blog.configure(sitemapkit={"report_file": "report.txt"})
     site = blog.build()
-    dates = {loc[len(BASE):]: fields["lastmod"][:10] for loc, fields in sitemap_entries(site).items()}
+    dates = {loc[len(BASE) :]: fields["lastmod"][:10] for loc, fields in sitemap_entries(site).items()}
     assert dates == {
         "": "2020-05-01",  # index.md: its commit
         # Posts: date.updated when given, else date.created.
@@ -46,8 +46,9 @@ def test_listings_are_dated_by_the_newest_post_they_show(blog):
         "blog/category/releases/": "2024-08-15",
     }
     assert assert_every_page_accounted(site, BASE, (site / "report.txt").read_text()) == {"404.html": "error page"}
-    check = subprocess.run([sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", BASE],
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", BASE], capture_output=True, text=True
+    )
     assert check.returncode == 0, check.stdout + check.stderr
 
 

@@ -20,8 +20,22 @@ from .conftest import FIRST_COMMIT, git
 # docs/names/: a page for each of "& + ( ) , ; = ! $ * ' @", a space, non-ASCII,
 # "#", "?" and "%", under the URL MkDocs gives it (page.url, kept as it is).
 NAMES = [
-    "%C3%A7a", "a%20b", "a%21b", "a%24b", "a%26b", "a%27b", "a%28b%29", "a%2Ab", "a%2Bb", "a%2Cb", "a%3Bb", "a%3Db",
-    "a%40b", "c%23sharp", "lit%2520eral", "what%3F",
+    "%C3%A7a",
+    "a%20b",
+    "a%21b",
+    "a%24b",
+    "a%26b",
+    "a%27b",
+    "a%28b%29",
+    "a%2Ab",
+    "a%2Bb",
+    "a%2Cb",
+    "a%3Bb",
+    "a%3Db",
+    "a%40b",
+    "c%23sharp",
+    "lit%2520eral",
+    "what%3F",
 ]
 LISTED_DIRECTORY_URLS = [
     "",
@@ -46,7 +60,15 @@ LISTED_FILE_URLS = [
     *(f"names/{name}.html" for name in NAMES),
 ]
 # Written by the build but never listed: proves the exclusions above were tested on real files.
-BUILT_NOT_LISTED_DIRECTORY_URLS = ["404.html", "hidden/", "private/", "noindex/", "elsewhere/", "archive/old/", "moved/"]
+BUILT_NOT_LISTED_DIRECTORY_URLS = [
+    "404.html",
+    "hidden/",
+    "private/",
+    "noindex/",
+    "elsewhere/",
+    "archive/old/",
+    "moved/",
+]
 
 
 def built_file(site, url: str):
@@ -191,8 +213,12 @@ def test_every_page_written_is_listed_or_reported_with_its_reason(project, theme
     project.configure(theme={"name": theme, "custom_dir": "overrides"}, sitemapkit={"report_file": "report.txt"})
     site = project.build()
     assert assert_every_page_accounted(site, "https://example.org/", (site / "report.txt").read_text()) == {
-        "404.html": "error page", "hidden/index.html": "metadata", "private/index.html": "robots.txt",
-        "noindex/index.html": "noindex", "elsewhere/index.html": "canonical", "archive/old/index.html": "exclude",
+        "404.html": "error page",
+        "hidden/index.html": "metadata",
+        "private/index.html": "robots.txt",
+        "noindex/index.html": "noindex",
+        "elsewhere/index.html": "canonical",
+        "archive/old/index.html": "exclude",
         # mkdocs-redirects writes its stubs itself, not as MkDocs pages.
         "moved/index.html": "redirect",
     }
@@ -209,15 +235,32 @@ def test_sitemapkit_build_over_mkdocs_output_lists_the_same_pages(project):
     listed = locs(site)
     (site / "sitemap.xml").unlink()
     result = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/",
-         "--exclude", "archive/*", "--exclude", "hidden/", "--lastmod", "none"],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "sitemapkit",
+            "build",
+            str(site),
+            "--base-url",
+            "https://example.org/",
+            "--exclude",
+            "archive/*",
+            "--exclude",
+            "hidden/",
+            "--lastmod",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr
     from urllib.parse import unquote
 
     # The same pages; MkDocs escapes sub-delims the core leaves as they are.
     assert sorted(map(unquote, locs(site))) == sorted(map(unquote, listed))
-    check = subprocess.run([sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", "https://example.org/"],
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", "https://example.org/"],
+        capture_output=True,
+        text=True,
+    )
     assert check.returncode == 0, check.stdout

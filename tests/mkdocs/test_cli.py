@@ -120,8 +120,11 @@ def serve(project, tmp_path, check):
     before = snapshot(project.root)
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "-f", str(project.config_file), "-a", f"127.0.0.1:{port}"],
-        cwd=project.root, env={**QUIET_ENV, "TMPDIR": str(served_tmp)},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=project.root,
+        env={**QUIET_ENV, "TMPDIR": str(served_tmp)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
         # A shell without job control starts background commands with Ctrl-C
         # ignored, and Python then installs no KeyboardInterrupt handler: serve
         # would never stop (nor clean up) on the SIGINT sent below.
@@ -231,7 +234,10 @@ def test_read_the_docs_canonical_url_stands_in_for_an_unset_site_url(project):
     rtd = "https://fixture.readthedocs.io/en/latest/"
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project.config_file)],
-        cwd=project.root, env={**QUIET_ENV, "READTHEDOCS_CANONICAL_URL": rtd}, capture_output=True, text=True,
+        cwd=project.root,
+        env={**QUIET_ENV, "READTHEDOCS_CANONICAL_URL": rtd},
+        capture_output=True,
+        text=True,
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
@@ -241,7 +247,7 @@ def test_read_the_docs_canonical_url_stands_in_for_an_unset_site_url(project):
 
 # A hook doing what mkdocs-gen-files (the usual mkdocstrings setup) does: write a
 # page into a temporary folder outside the repository and add it to the build.
-GENERATOR_HOOK = '''
+GENERATOR_HOOK = """
 import tempfile
 from mkdocs.structure.files import File
 
@@ -251,7 +257,7 @@ def on_files(files, config):
         page.write("# API\\n\\nGenerated at build time.\\n")
     files.append(File("api.md", folder, config.site_dir, config.use_directory_urls))
     return files
-'''
+"""
 
 
 def test_a_page_generated_outside_the_repository_keeps_git_dates_for_the_others(project):

@@ -83,16 +83,24 @@ def zensical_build(root: Path, config: str) -> None:
         # after Zensical is tested with the newest, on 3.13.
         pytest.skip("Zensical needs Python 3.11 or later")
     result = subprocess.run(
-        [sys.executable, "-m", "zensical", "build", "-f", config], cwd=root, env=QUIET_ENV,
-        capture_output=True, text=True, timeout=600,
+        [sys.executable, "-m", "zensical", "build", "-f", config],
+        cwd=root,
+        env=QUIET_ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def sitemapkit(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "build", *args], cwd=root, env=QUIET_ENV,
-        capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "sitemapkit", "build", *args],
+        cwd=root,
+        env=QUIET_ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 

@@ -76,6 +76,7 @@ tags:
 
 def pyyaml(text: str, keys) -> dict:
     """PyYAML's reading, dates written as text (as they reach the core's date rule)."""
+
     def plain(value):
         if isinstance(value, (dt.date, dt.datetime)):
             return str(value)
@@ -95,8 +96,10 @@ def test_reads_what_pyyaml_reads(text):
 
 
 def test_unwanted_keys_are_never_parsed():
-    text = "markdown_extensions:\n  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji\n" \
-           "anchors: &a {x: 1}\nalias: *a\nsite_url: https://example.org/\n"
+    text = (
+        "markdown_extensions:\n  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji\n"
+        "anchors: &a {x: 1}\nalias: *a\nsite_url: https://example.org/\n"
+    )
     assert read_top_level(text, {"site_url"}) == {"site_url": "https://example.org/"}
     with pytest.raises(YamlSubsetError, match="line 5: anchors and aliases"):
         read_top_level(text, {"alias"})
@@ -111,9 +114,26 @@ def test_env_tag(monkeypatch):
 
 PATTERNS = "secret.md\n/drafts/\nnotes/\n*.tmp.md\n!keep.tmp.md\nguide/**/old.md\n[ab]?.md\n"
 PATHS = [
-    "secret.md", "a/secret.md", "drafts/x.md", "a/drafts/x.md", "notes/x.md", "a/notes/b/x.md", "notes.md",
-    "x.tmp.md", "a/keep.tmp.md", "keep.tmp.md", "guide/old.md", "guide/a/b/old.md", "old.md", "a1.md", "c1.md",
-    ".hidden.md", "a/.git/x.md", "templates/x.md", "a/templates/x.md", "index.md",
+    "secret.md",
+    "a/secret.md",
+    "drafts/x.md",
+    "a/drafts/x.md",
+    "notes/x.md",
+    "a/notes/b/x.md",
+    "notes.md",
+    "x.tmp.md",
+    "a/keep.tmp.md",
+    "keep.tmp.md",
+    "guide/old.md",
+    "guide/a/b/old.md",
+    "old.md",
+    "a1.md",
+    "c1.md",
+    ".hidden.md",
+    "a/.git/x.md",
+    "templates/x.md",
+    "a/templates/x.md",
+    "index.md",
 ]
 
 

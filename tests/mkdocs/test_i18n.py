@@ -108,5 +108,6 @@ def test_material_heads_win_over_the_adapters_groups(project, caplog):
     # fr/nouvelles/ has no English version, and Material names the English home
     # page as its English version, which does not name it back: left out, and said.
     assert entries[SITE + "fr/nouvelles/"]["alternates"] == []
-    assert any("fr/nouvelles/: https://example.org/ does not declare the same alternates back" in line
-               for line in summary), summary
+    assert any(
+        "fr/nouvelles/: https://example.org/ does not declare the same alternates back" in line for line in summary
+    ), summary

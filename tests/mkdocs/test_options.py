@@ -21,7 +21,8 @@ def _plugin(project, **options) -> tuple[SitemapkitPlugin, object]:
     these options (the fixture's own left out), after on_config."""
     config = yaml.safe_load(project.config_file.read_text(encoding="utf-8"))
     config["plugins"] = [
-        {"sitemapkit": options} if entry == "sitemapkit" or (isinstance(entry, dict) and "sitemapkit" in entry)
+        {"sitemapkit": options}
+        if entry == "sitemapkit" or (isinstance(entry, dict) and "sitemapkit" in entry)
         else entry
         for entry in config["plugins"]
     ]
@@ -61,7 +62,9 @@ def test_a_mistyped_option_stops_the_build_with_the_closest_name(project):
     assert "Traceback" not in result.stderr
     errors = [line for line in result.stderr.splitlines() if "sitemapkit" in line]
     assert "Plugin 'sitemapkit' option 'max_byte': is not a sitemapkit option; did you mean 'max_bytes'?" in errors[0]
-    assert "Plugin 'sitemapkit' option 'stylesheets': is not a sitemapkit option; did you mean 'stylesheet'?" in errors[1]
+    assert (
+        "Plugin 'sitemapkit' option 'stylesheets': is not a sitemapkit option; did you mean 'stylesheet'?" in errors[1]
+    )
     assert "Unrecognised configuration name" not in result.stderr
     assert not project.site.exists()
 

@@ -28,8 +28,6 @@ PELICAN_VERSION = tuple(int(part) for part in metadata.version("pelican").split(
 FIRST_COMMIT = dt.datetime(2020, 5, 1, 10, 0, tzinfo=dt.timezone.utc)
 
 
-
-
 class Site:
     """A copy of the fixture site that a test may add files to, built with the real Pelican."""
 
@@ -64,9 +62,24 @@ class Site:
     def cli(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
         """Run the pelican command line, as users do (exit status, messages, --fatal)."""
         return subprocess.run(
-            [sys.executable, "-m", "pelican", str(self.content), "-s", str(self.config_file),
-             "-o", str(self.output), "-e", f"CACHE_PATH={json.dumps(str(self.cache))}", *args],
-            cwd=self.root, env=CLI_ENV, capture_output=True, text=True, timeout=timeout,
+            [
+                sys.executable,
+                "-m",
+                "pelican",
+                str(self.content),
+                "-s",
+                str(self.config_file),
+                "-o",
+                str(self.output),
+                "-e",
+                f"CACHE_PATH={json.dumps(str(self.cache))}",
+                *args,
+            ],
+            cwd=self.root,
+            env=CLI_ENV,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
 
 

@@ -90,7 +90,7 @@ def locs(output: Path, entry: str = "sitemap.xml") -> dict[str, dict]:
     """The sitemap's entries (schema-checked, read twice) keyed by URL below BASE."""
     entries = sitemap_entries(output, entry)
     assert all(loc.startswith(BASE) for loc in entries), sorted(entries)
-    return {loc[len(BASE):]: fields for loc, fields in entries.items()}
+    return {loc[len(BASE) :]: fields for loc, fields in entries.items()}
 
 
 def written_html(output: Path) -> set[str]:
@@ -122,13 +122,19 @@ def instant(lastmod: str | None) -> dt.datetime | None:
 
 
 def summary(caplog) -> str:
-    lines = [r.getMessage() for r in caplog.records if r.name == "sitemapkit.plugins.pelican" and r.levelno == logging.INFO]
+    lines = [
+        r.getMessage() for r in caplog.records if r.name == "sitemapkit.plugins.pelican" and r.levelno == logging.INFO
+    ]
     assert len(lines) == 1, lines
     return lines[0]
 
 
 def sitemapkit_warnings(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "sitemapkit.plugins.pelican" and r.levelno >= logging.WARNING]
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "sitemapkit.plugins.pelican" and r.levelno >= logging.WARNING
+    ]
 
 
 # ---- what is listed -----------------------------------------------------------------
@@ -214,7 +220,12 @@ def test_translations_are_hreflang_alternates(built):
     assert listed["first-steps-de.html"]["alternates"] == article
     assert listed["pages/about.html"]["alternates"] == page
     assert listed["pages/about-de.html"]["alternates"] == page
-    untranslated = set(EXPECTED) - {"2024/first-steps/", "first-steps-de.html", "pages/about.html", "pages/about-de.html"}
+    untranslated = set(EXPECTED) - {
+        "2024/first-steps/",
+        "first-steps-de.html",
+        "pages/about.html",
+        "pages/about-de.html",
+    }
     assert all(listed[loc]["alternates"] == [] for loc in untranslated)
 
 
@@ -265,11 +276,23 @@ def test_urls_follow_pelicans_url_settings(site):
         TAG_URL="tag/{slug}/",
         TAG_SAVE_AS="tag/{slug}/index.html",
         INDEX_SAVE_AS="blog/index.html",
-        PAGINATION_PATTERNS=[(1, "{url}", "{save_as}"), (2, "{base_name}/page/{number}/", "{base_name}/page/{number}/index.html")],
+        PAGINATION_PATTERNS=[
+            (1, "{url}", "{save_as}"),
+            (2, "{base_name}/page/{number}/", "{base_name}/page/{number}/index.html"),
+        ],
     )
     listed = locs(output)
-    for loc in ("info/about/", "info/about/de/", "info/colophon/", "tag/python/", "blog/", "blog/page/2/",
-                "blog/page/3/", "category/guides.html", "category/guides/page/2/"):
+    for loc in (
+        "info/about/",
+        "info/about/de/",
+        "info/colophon/",
+        "tag/python/",
+        "blog/",
+        "blog/page/2/",
+        "blog/page/3/",
+        "category/guides.html",
+        "category/guides/page/2/",
+    ):
         assert loc in listed, (loc, sorted(listed))
     assert not any(loc.endswith("index.html") for loc in listed), sorted(listed)
     assert listed["info/about/"]["alternates"] == [("de", BASE + "info/about/de/"), ("en", BASE + "info/about/")]
@@ -279,9 +302,15 @@ def test_urls_follow_pelicans_url_settings(site):
 
 
 def test_kinds_can_be_switched_off(site):
-    listed = locs(site.build(SITEMAPKIT={"pelican_kinds": {"tags": False, "authors": False, "archives": False, "index": False}}))
-    gone = {loc for loc in EXPECTED if loc.startswith(("tag/", "author/")) or loc in
-            {"tags.html", "archives.html", "2024/", "2023/", "", "index2.html", "index3.html"}}
+    listed = locs(
+        site.build(SITEMAPKIT={"pelican_kinds": {"tags": False, "authors": False, "archives": False, "index": False}})
+    )
+    gone = {
+        loc
+        for loc in EXPECTED
+        if loc.startswith(("tag/", "author/"))
+        or loc in {"tags.html", "archives.html", "2024/", "2023/", "", "index2.html", "index3.html"}
+    }
     assert set(listed) == set(EXPECTED) - gone
 
 
@@ -322,14 +351,29 @@ def test_unreadable_sitemap_metadata_is_a_warning(site, caplog):
     ("settings", "message"),
     [
         ({"SITEMAPKIT": {"max_bytes": 5}}, "SITEMAPKIT['max_bytes']: 5 must be a whole number from 1,024"),
-        ({"SITEMAPKIT": {"maxbytes": 5}}, "SITEMAPKIT['maxbytes']: is not a sitemapkit option; did you mean 'max_bytes'?"),
-        ({"SITEMAPKIT": {"pelican_kind": {}}}, "SITEMAPKIT['pelican_kind']: is not a sitemapkit option; did you mean 'pelican_kinds'?"),
+        (
+            {"SITEMAPKIT": {"maxbytes": 5}},
+            "SITEMAPKIT['maxbytes']: is not a sitemapkit option; did you mean 'max_bytes'?",
+        ),
+        (
+            {"SITEMAPKIT": {"pelican_kind": {}}},
+            "SITEMAPKIT['pelican_kind']: is not a sitemapkit option; did you mean 'pelican_kinds'?",
+        ),
         ({"SITEMAPKIT": {"zzz": 5}}, "SITEMAPKIT['zzz']: is not a sitemapkit option (known: 'changefreq', "),
-        ({"SITEMAPKIT": {"base_url": "https://example.org"}}, "SITEMAPKIT['base_url']: the base URL comes from SITEURL"),
+        (
+            {"SITEMAPKIT": {"base_url": "https://example.org"}},
+            "SITEMAPKIT['base_url']: the base URL comes from SITEURL",
+        ),
         ({"SITEMAPKIT": {"changefreq": "sometimes"}}, "SITEMAPKIT['changefreq']: 'sometimes' is not one of"),
         ({"SITEMAPKIT": {"pelican_kinds": {"tag": False}}}, "SITEMAPKIT['pelican_kinds']: 'tag' is not a kind of page"),
-        ({"SITEMAPKIT": {"pelican_kinds": {"tags": "no"}}}, "SITEMAPKIT['pelican_kinds']: 'tags': 'no' must be True or False"),
-        ({"SITEMAPKIT": {"pelican_kinds": ["tags"]}}, "SITEMAPKIT['pelican_kinds']: must be a dict of kind: true/false"),
+        (
+            {"SITEMAPKIT": {"pelican_kinds": {"tags": "no"}}},
+            "SITEMAPKIT['pelican_kinds']: 'tags': 'no' must be True or False",
+        ),
+        (
+            {"SITEMAPKIT": {"pelican_kinds": ["tags"]}},
+            "SITEMAPKIT['pelican_kinds']: must be a dict of kind: true/false",
+        ),
         ({"SITEMAPKIT": ["gzip"]}, "SITEMAPKIT: must be a dict of sitemapkit options, not list"),
         ({"SITEURL": "ftp://example.org"}, "SITEURL: 'ftp://example.org' is not an absolute http(s) URL"),
     ],
@@ -522,10 +566,13 @@ def test_i18n_subsites_one_sitemap_for_all_languages(site):
     article = [("de", BASE + "de/2024/first-steps/"), ("en", BASE + "2024/first-steps/")]
     assert listed["2024/first-steps/"]["alternates"] == article
     assert listed["de/2024/first-steps/"]["alternates"] == article
-    assert listed["de/pages/about.html"]["alternates"] == [("de", BASE + "de/pages/about.html"), ("en", BASE + "pages/about.html")]
+    assert listed["de/pages/about.html"]["alternates"] == [
+        ("de", BASE + "de/pages/about.html"),
+        ("en", BASE + "pages/about.html"),
+    ]
     # Every listed sub-site page is a file the sub-site wrote.
     written = {url_of(f) for f in written_html(output / "de")}
-    assert {loc[len("de/"):] for loc in listed if loc.startswith("de/")} <= written
+    assert {loc[len("de/") :] for loc in listed if loc.startswith("de/")} <= written
 
 
 def test_a_pelican_without_the_plugin_gets_no_sitemap(site, tmp_path):
@@ -556,7 +603,9 @@ def test_a_crashed_run_does_not_stop_the_next(site):
     """A run that fails midway never reaches finalized; the next run starts clean."""
     from pelican import Pelican
 
-    broken = site.write("articles/broken.md", "Title: Broken\nDate: 2022-01-01\nTemplate: missing\n\nNo such template.\n")
+    broken = site.write(
+        "articles/broken.md", "Title: Broken\nDate: 2022-01-01\nTemplate: missing\n\nNo such template.\n"
+    )
     with pytest.raises(Exception, match="missing"):
         Pelican(site.settings()).run()
     os.remove(broken)

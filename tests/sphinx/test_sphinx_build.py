@@ -72,7 +72,11 @@ DIRHTML_PAGES = [
 ]
 # Pages the fixture's build writes that are not listed, and why.
 LEFT_OUT = {
-    "hidden": "metadata", "private": "robots.txt", "noindex": "noindex", "reprint": "canonical", "moved": "redirect",
+    "hidden": "metadata",
+    "private": "robots.txt",
+    "noindex": "noindex",
+    "reprint": "canonical",
+    "moved": "redirect",
     "search": "search page",
 }
 
@@ -82,7 +86,10 @@ def sphinx_build(src: Path, out: Path, *args: str, builder: str = "html") -> sub
         # --no-color: Sphinx colours its output where CI=true is set, and the tests
         # read that output.
         [sys.executable, "-m", "sphinx", "--no-color", "-b", builder, *args, str(src), str(out)],
-        capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, timeout=300,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+        timeout=300,
     )
 
 
@@ -138,8 +145,9 @@ def html_build(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
 
 def sitemapkit_check(out: Path) -> None:
     """`sitemapkit check` finds nothing wrong: every URL has its file, and more."""
-    check = subprocess.run([sys.executable, "-m", "sitemapkit", "check", str(out), "--base-url", BASE],
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "check", str(out), "--base-url", BASE], capture_output=True, text=True
+    )
     assert check.returncode == 0, check.stdout + check.stderr
 
 
@@ -158,7 +166,9 @@ def test_html_build_logs_the_summary(html_build):
     summary = next(line for line in result.stdout.splitlines() if line.startswith("sitemapkit: "))
     assert summary.startswith(f"sitemapkit: {len(HTML_PAGES)} URLs in")
     # hidden.html (:sitemap: false) is reported as left out by its metadata.
-    assert summary.endswith("; excluded 1 canonical, 1 metadata, 1 noindex, 1 redirect, 1 robots.txt, 1 search page"), summary
+    assert summary.endswith("; excluded 1 canonical, 1 metadata, 1 noindex, 1 redirect, 1 robots.txt, 1 search page"), (
+        summary
+    )
 
 
 def test_each_page_left_out_is_reported_with_its_reason(project):
@@ -175,7 +185,9 @@ def test_each_page_left_out_is_reported_with_its_reason(project):
         f"excluded (search page): {BASE}search.html",
     }
     # Every HTML file the build wrote is listed or reported with its reason.
-    assert assert_every_page_accounted(out, BASE, result.stdout) == {f"{name}.html": why for name, why in LEFT_OUT.items()}
+    assert assert_every_page_accounted(out, BASE, result.stdout) == {
+        f"{name}.html": why for name, why in LEFT_OUT.items()
+    }
     # The page the canonical link and the redirect name stays listed.
     assert BASE + "guide/install.html" in urls(out)
 
@@ -301,8 +313,12 @@ def test_lastmod_is_the_commit_time_in_a_git_work_tree(project):
     stamp = committed.isoformat()
     git_env = {
         **os.environ,
-        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_AUTHOR_DATE": stamp,
-        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_COMMITTER_DATE": stamp,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_AUTHOR_DATE": stamp,
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+        "GIT_COMMITTER_DATE": stamp,
     }
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "fixture"]):
         subprocess.run(["git", *args], cwd=project, env=git_env, check=True)
@@ -374,8 +390,21 @@ def test_a_brand_new_project_builds_strictly(tmp_path):
     # sphinx-quickstart's project, not in git yet, with a second page written in
     # the same second: its file times are when it was written, not a checkout's.
     src = tmp_path / "new"
-    quickstart = [sys.executable, "-m", "sphinx.cmd.quickstart", "-q", "-p", "New", "-a", "Me", "--no-makefile",
-                  "--no-batchfile", "--extensions", "sitemapkit.plugins.sphinx", str(src)]
+    quickstart = [
+        sys.executable,
+        "-m",
+        "sphinx.cmd.quickstart",
+        "-q",
+        "-p",
+        "New",
+        "-a",
+        "Me",
+        "--no-makefile",
+        "--no-batchfile",
+        "--extensions",
+        "sitemapkit.plugins.sphinx",
+        str(src),
+    ]
     subprocess.run(quickstart, check=True, capture_output=True)
     with open(src / "conf.py", "a") as conf:
         conf.write("html_baseurl = 'https://new.example.org/'\n")
@@ -388,7 +417,10 @@ def test_a_brand_new_project_builds_strictly(tmp_path):
     env_outside_git = {"GIT_CEILING_DIRECTORIES": str(tmp_path)}
     result = subprocess.run(
         [sys.executable, "-m", "sphinx", "--no-color", "-W", "-b", "html", str(src), str(src / "_build")],
-        capture_output=True, text=True, env={**os.environ, **env_outside_git}, timeout=300,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env_outside_git},
+        timeout=300,
     )
     assert_clean(result)
     entries = sitemap_entries(src / "_build")
@@ -402,7 +434,10 @@ def test_read_the_docs_canonical_url_stands_in_for_an_unset_html_baseurl(project
     rtd = "https://fixture.readthedocs.io/en/latest/"
     result = subprocess.run(
         [sys.executable, "-m", "sphinx", "--no-color", "-W", "-D", "html_baseurl=", str(project), str(out)],
-        capture_output=True, text=True, env={**os.environ, "READTHEDOCS_CANONICAL_URL": rtd}, timeout=300,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "READTHEDOCS_CANONICAL_URL": rtd},
+        timeout=300,
     )
     assert_clean(result)
     listed = urls(out)
@@ -443,10 +478,15 @@ def test_indices_are_listed_only_when_written(project):
 def test_languages_give_hreflang_alternates(project, builder):
     out = project / "_build" / builder
     result = sphinx_build(
-        project, out, "-W",
-        "-D", "html_baseurl=https://project.example.org/en/latest/",
-        "-D", "sitemapkit_languages=en,fr,pt-br",
-        "-D", "sitemapkit_x_default=en",
+        project,
+        out,
+        "-W",
+        "-D",
+        "html_baseurl=https://project.example.org/en/latest/",
+        "-D",
+        "sitemapkit_languages=en,fr,pt-br",
+        "-D",
+        "sitemapkit_x_default=en",
         builder=builder,
     )
     assert_clean(result)
@@ -458,12 +498,14 @@ def test_languages_give_hreflang_alternates(project, builder):
     assert sorted(entries) == sorted(base.format("en") + page for page in [*pages, private])
     # html's URLs come percent-encoded from Sphinx, dirhtml's raw: both end up the same.
     page = "%C3%BCber%20uns.html" if builder == "html" else "%C3%BCber%20uns/"
-    assert entries[base.format("en") + page]["alternates"] == sorted([
-        ("en", base.format("en") + page),
-        ("fr", base.format("fr") + page),
-        ("pt-br", base.format("pt-br") + page),
-        ("x-default", base.format("en") + page),
-    ])
+    assert entries[base.format("en") + page]["alternates"] == sorted(
+        [
+            ("en", base.format("en") + page),
+            ("fr", base.format("fr") + page),
+            ("pt-br", base.format("pt-br") + page),
+            ("x-default", base.format("en") + page),
+        ]
+    )
     # Below the host root robots.txt is never read by crawlers: left as it was.
     assert "Sitemap:" not in (out / "robots.txt").read_text()
 
@@ -473,19 +515,26 @@ def test_a_private_use_language_tag_is_an_alternate_not_a_stopped_build(project)
     the formatter: one BCP 47 rule now, which takes private-use subtags."""
     out = project / "_build" / "html"
     result = sphinx_build(
-        project, out, "-W",
-        "-D", "html_baseurl=https://project.example.org/en/latest/",
-        "-D", "sitemapkit_languages=en,fr,en-x-test",
-        "-D", "sitemapkit_x_default=en-x-test",
+        project,
+        out,
+        "-W",
+        "-D",
+        "html_baseurl=https://project.example.org/en/latest/",
+        "-D",
+        "sitemapkit_languages=en,fr,en-x-test",
+        "-D",
+        "sitemapkit_x_default=en-x-test",
     )
     assert_clean(result)
     base = "https://project.example.org/{}/latest/"
-    assert sitemap_entries(out)[base.format("en") + "index.html"]["alternates"] == sorted([
-        ("en", base.format("en") + "index.html"),
-        ("en-x-test", base.format("en-x-test") + "index.html"),
-        ("fr", base.format("fr") + "index.html"),
-        ("x-default", base.format("en-x-test") + "index.html"),
-    ])
+    assert sitemap_entries(out)[base.format("en") + "index.html"]["alternates"] == sorted(
+        [
+            ("en", base.format("en") + "index.html"),
+            ("en-x-test", base.format("en-x-test") + "index.html"),
+            ("fr", base.format("fr") + "index.html"),
+            ("x-default", base.format("en-x-test") + "index.html"),
+        ]
+    )
 
 
 def test_x_default_that_is_no_language_stops_naming_the_setting(project):
@@ -520,7 +569,9 @@ def test_missing_html_baseurl_fails_a_strict_build(project):
 
 
 def test_missing_html_baseurl_warning_can_be_suppressed(project):
-    result = sphinx_build(project, project / "_build" / "html", "-W", "-D", "html_baseurl=", "-D", "suppress_warnings=sitemapkit")
+    result = sphinx_build(
+        project, project / "_build" / "html", "-W", "-D", "html_baseurl=", "-D", "suppress_warnings=sitemapkit"
+    )
     assert_clean(result)
 
 
@@ -577,8 +628,17 @@ def _app(project: Path, **overrides):
     from sphinx.application import Sphinx
 
     out = project / "_build"
-    return Sphinx(str(project), str(project), str(out / "html"), str(out / "doctrees"), "html",
-                  confoverrides=overrides, status=None, warning=None, freshenv=True)
+    return Sphinx(
+        str(project),
+        str(project),
+        str(out / "html"),
+        str(out / "doctrees"),
+        "html",
+        confoverrides=overrides,
+        status=None,
+        warning=None,
+        freshenv=True,
+    )
 
 
 def test_every_core_option_is_a_sphinx_setting_with_its_type_default_and_help(project):
@@ -588,7 +648,8 @@ def test_every_core_option_is_a_sphinx_setting_with_its_type_default_and_help(pr
     assert list(OPTION_TYPES) == list(specs)
     values = _app(project).config.values
     assert {name for name in values if name.startswith("sitemapkit_")} == {
-        *(f"sitemapkit_{name}" for name in specs), "sitemapkit_languages",
+        *(f"sitemapkit_{name}" for name in specs),
+        "sitemapkit_languages",
     }
     kinds = {bool: {bool}, int: {int}, float: {float, int}, str: {str}, tuple: {list, tuple}}
     for name, spec in specs.items():

@@ -26,11 +26,13 @@ BASE = "https://example.org/base/"
 def xml_locs(data: bytes) -> list[str]:
     return [e.text for e in etree.fromstring(data).iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
 
+
 # Any text a file name or slug can hold: no surrogates, no controls; "%", "?" and
 # "#" have URL meaning (escape, query, fragment), so they are tested by the tables.
 segment = st.text(
     st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="%?#/\\"),
-    min_size=1, max_size=20,
+    min_size=1,
+    max_size=20,
 ).filter(lambda s: s not in (".", ".."))
 paths = st.lists(segment, min_size=1, max_size=4).map("/".join)
 
@@ -50,7 +52,7 @@ def test_arbitrary_paths_make_valid_sitemaps_that_decode_back(raw_paths: list[st
     assert usp_pages(data) == [html.unescape(loc) for loc in locs]
     for loc in locs:
         assert loc.startswith(BASE) and is_uri(loc)
-    assert sorted(unquote(loc[len(BASE):]) for loc in locs) == sorted(raw_paths)
+    assert sorted(unquote(loc[len(BASE) :]) for loc in locs) == sorted(raw_paths)
 
 
 @settings(max_examples=40, deadline=None)
@@ -65,4 +67,4 @@ def test_sharded_output_is_valid_and_complete(raw_paths: list[str]) -> None:
             assert f.count <= 7
             listed += xml_locs(f.data)
     # The longest path here encodes to about 1,000 bytes, so every page fits a file.
-    assert sorted(unquote(l[len(BASE):]) for l in listed) == sorted(raw_paths)
+    assert sorted(unquote(l[len(BASE) :]) for l in listed) == sorted(raw_paths)

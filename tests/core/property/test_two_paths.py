@@ -31,7 +31,9 @@ plain_char = st.sampled_from("abcxyz0129-._~/!$&'()*+,;=:@?")
 # and the characters with list or URL meaning come as rare pieces.
 unicode_char = st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="#")
 control_char = st.sampled_from("\x00\x01\x1f\x7f\x80\x85\x9f\r")
-odd_piece = st.sampled_from(["/x", "//evil.example/x", "%", "%2", "%41", "%2e%2E", "/../", "/./", "#", "#x", "\t", "\tyesterday", " "])
+odd_piece = st.sampled_from(
+    ["/x", "//evil.example/x", "%", "%2", "%41", "%2e%2E", "/../", "/./", "#", "#x", "\t", "\tyesterday", " "]
+)
 text_piece = st.one_of(
     st.text(plain_char, min_size=1, max_size=8),
     st.text(plain_char, min_size=1, max_size=8),
@@ -41,10 +43,21 @@ rare_piece = st.one_of(control_char, odd_piece, st.characters(blacklist_categori
 # A leading "/" would make every line host-relative (the careful path's): rare pieces cover it.
 path = st.lists(text_piece, min_size=1, max_size=3).map(lambda pieces: "p" + "".join(pieces))
 # What follows the tab: mostly the fixed-width forms the block path reads...
-date = st.sampled_from([None, None, "2024-05-01", "2024-05-01T10:00:00+00:00", "2024-05-01T10:00:00Z",
-                        "2023-01-02T03:04:05-07:00", "0004-02-29"])
+date = st.sampled_from(
+    [
+        None,
+        None,
+        "2024-05-01",
+        "2024-05-01T10:00:00+00:00",
+        "2024-05-01T10:00:00Z",
+        "2023-01-02T03:04:05-07:00",
+        "0004-02-29",
+    ]
+)
 # ...and rarely the other W3C forms and what is no date.
-rare_date = st.sampled_from(["2024-05-01T10:00+02:00", "2024-05-01T10:00:00.25Z", "2023-02-29", "yesterday", " 2024-05-01"])
+rare_date = st.sampled_from(
+    ["2024-05-01T10:00+02:00", "2024-05-01T10:00:00.25Z", "2023-02-29", "yesterday", " 2024-05-01"]
+)
 
 
 def seldom(strategy):
@@ -63,10 +76,16 @@ options = st.builds(
 
 # hreflang alternates: a URL list has none, so the block path never writes them;
 # the page path adds them to an entry without changing anything else in it.
-alternate_sets = st.sampled_from([
-    (("en", "https://example.org/en/a"), ("fr", "https://example.fr/a?x=1&y=2")),
-    (("de-CH-1901", "https://example.org/de/ä"), ("en-x-test", "https://example.org/en/"), ("x-default", "https://example.org/")),
-])
+alternate_sets = st.sampled_from(
+    [
+        (("en", "https://example.org/en/a"), ("fr", "https://example.fr/a?x=1&y=2")),
+        (
+            ("de-CH-1901", "https://example.org/de/ä"),
+            ("en-x-test", "https://example.org/en/"),
+            ("x-default", "https://example.org/"),
+        ),
+    ]
+)
 _LINKS = re.compile(rb'(?:<xhtml:link rel="alternate" hreflang="[^"]+" href="[^"]+"/>)+(?=</url>\Z)')
 
 
@@ -128,8 +147,12 @@ def test_block_path_writes_what_the_page_path_writes() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.text(st.sampled_from("abcxyz012-_~"), min_size=1, max_size=6), min_size=2, max_size=6, unique=True),
-       st.integers(0, 5), control_char, st.booleans())
+@given(
+    st.lists(st.text(st.sampled_from("abcxyz012-_~"), min_size=1, max_size=6), min_size=2, max_size=6, unique=True),
+    st.integers(0, 5),
+    control_char,
+    st.booleans(),
+)
 def test_a_control_character_is_refused_whatever_its_neighbours(paths, where, control, absolute) -> None:
     """C0, DEL and C1 (NEL U+0085 too) are refused by both paths, in any block."""
     prefix = "https://example.org/docs/"
