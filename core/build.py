@@ -12,7 +12,7 @@ import datetime as dt
 import fnmatch
 import operator
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -23,7 +23,7 @@ from .lastmod import resolve_lastmods
 from .model import Excluded, Notice, Options, Page, Report
 from .robots import merge_sitemap_lines, read_robots_txt
 from .robotsrules import RobotsRules
-from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, EncodeResult, format_lastmod, encode_pages
+from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, EncodeResult, SitemapFile, format_lastmod, encode_pages
 from .urls import OutOfScope, Scope
 
 ROBOTS_TXT = "robots.txt"
@@ -36,40 +36,18 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     must be left out (scope, exclude globs, noindex, canonical, redirects,
     robots.txt rules) are reported, not raised.
     """
-    output_dir = Path(output_dir)
-    if not output_dir.is_dir():
-        raise OutputError(f"output folder {str(output_dir)!r} does not exist")
-    report = Report()
-    scope = Scope(options.base_url)
-    writes_robots = options.robots_txt or (options.robots_txt is None and options.at_host_root)
-    # Read only when used: a robots.txt sitemapkit cannot read stops the build
-    # (before anything is written) only if the build needs it.
-    robots_text = read_robots_txt(output_dir / ROBOTS_TXT) if writes_robots or options.check_robots_rules else None
-    rules = RobotsRules.from_text(robots_text) if options.check_robots_rules and robots_text else None
-
+    output_dir, report, scope, robots_text, rules = prepare(options, output_dir)
     kept: dict[str, Page] = {}
     # Left-out pages still date the listing pages that show them (a tag page
     # changed when its newest article did, noindex or not).
     left_out: dict[str, Page] = {}
     scoped: dict[str, str] = {}  # each loc as given -> its sitemap loc
     for page in pages:
-        try:
-            loc = scoped[page.loc] = scope.loc(page.loc)
-        except OutOfScope as out:
-            report.excluded.append(Excluded(page.loc, out.reason))
+        loc, listed = select_page(page, scope, options, rules, report)
+        if loc is None:
             continue
-        except UrlError as error:
-            report.excluded.append(Excluded(repr(page.loc), "invalid URL"))
-            report.notices.append(Notice("url", f"left out a page whose URL cannot be written: {error}"))
-            continue
-        reason = "metadata" if not page.listed else _exclusion(page, loc, scope, options, rules)
-        if isinstance(reason, tuple):
-            report.excluded.append(Excluded(loc, reason[0], reason[1]))
-            left_out[loc] = page
-            if reason[0] == "unreadable":
-                report.notices.append(Notice("unreadable", f"left out {loc}: cannot read {reason[1]}"))
-        elif reason is not None:
-            report.excluded.append(Excluded(loc, reason))
+        scoped[page.loc] = loc
+        if not listed:
             left_out[loc] = page
         elif loc in kept:
             report.excluded.append(Excluded(loc, "duplicate"))
@@ -81,6 +59,60 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     _resolve_dates(kept, left_out, scoped, options, scope, report)
     _resolve_alternates(kept, options, report)
 
+    return write_sitemaps(
+        lambda result: encode_pages([kept[loc] for loc in sorted(kept)], options, result),
+        options, output_dir, report, scope, robots_text,
+    )
+
+
+def prepare(options: Options, output_dir: Path | str) -> tuple[Path, Report, Scope, str | None, RobotsRules | None]:
+    """What every build starts from: the folder checked, an empty report, the
+    scope, and the site's robots.txt (text and rules) when the build uses it."""
+    output_dir = Path(output_dir)
+    if not output_dir.is_dir():
+        raise OutputError(f"output folder {str(output_dir)!r} does not exist")
+    writes_robots = options.robots_txt or (options.robots_txt is None and options.at_host_root)
+    # Read only when used: a robots.txt sitemapkit cannot read stops the build
+    # (before anything is written) only if the build needs it.
+    robots_text = read_robots_txt(output_dir / ROBOTS_TXT) if writes_robots or options.check_robots_rules else None
+    rules = RobotsRules.from_text(robots_text) if options.check_robots_rules and robots_text else None
+    return output_dir, Report(), Scope(options.base_url), robots_text, rules
+
+
+def select_page(
+    page: Page, scope: Scope, options: Options, rules: RobotsRules | None, report: Report
+) -> tuple[str | None, bool]:
+    """A page's sitemap loc and whether it may be listed; what leaves it out goes
+    into ``report``. The loc is None for a page that is out of scope or whose URL
+    cannot be written (it dates nothing). Duplicates are the caller's to find."""
+    try:
+        loc = scope.loc(page.loc)
+    except OutOfScope as out:
+        report.excluded.append(Excluded(page.loc, out.reason))
+        return None, False
+    except UrlError as error:
+        report.excluded.append(Excluded(repr(page.loc), "invalid URL"))
+        report.notices.append(Notice("url", f"left out a page whose URL cannot be written: {error}"))
+        return None, False
+    reason = "metadata" if not page.listed else _exclusion(page, loc, scope, options, rules)
+    if reason is None:
+        return loc, True
+    if isinstance(reason, tuple):
+        report.excluded.append(Excluded(loc, reason[0], reason[1]))
+        if reason[0] == "unreadable":
+            report.notices.append(Notice("unreadable", f"left out {loc}: cannot read {reason[1]}"))
+    else:
+        report.excluded.append(Excluded(loc, reason))
+    return loc, False
+
+
+def write_sitemaps(
+    encoded: Callable[[EncodeResult], Iterable[SitemapFile]], options: Options, output_dir: Path, report: Report,
+    scope: Scope, robots_text: str | None,
+) -> Report:
+    """Write the files ``encoded`` yields (given the result to fill), then the
+    stylesheet, the gzip copy and robots.txt; remove stale shards; finish the report."""
+    writes_robots = options.robots_txt or (options.robots_txt is None and options.at_host_root)
     template_dir = Path(options.stylesheet_template) if options.stylesheet_template else None
     if options.stylesheet:
         # Jinja2 only when asked for. A bad template fails here, before any
@@ -90,7 +122,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
         render_stylesheet(template_dir)
     result = EncodeResult()
     try:
-        files = publish.write_files(output_dir, encode_pages([kept[loc] for loc in sorted(kept)], options, result))
+        files = publish.write_files(output_dir, encoded(result))
     except (UrlError, ValueError) as error:
         if isinstance(error, SitemapkitError):
             raise

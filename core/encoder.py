@@ -444,23 +444,36 @@ def encode_pages(
     ``<stem>-index-<n>.xml``. Dropped URLs and counts go into ``result``.
     """
     result = result if result is not None else EncodeResult()
+    formatter = _Formatter(options, Scope(options.base_url), result)
+
+    def entries() -> Iterator[tuple[bytes, str, bytes]]:
+        for page in pages:
+            entry = formatter.entry(page)
+            if entry is not None:
+                yield entry, page.loc, formatter.previous.encode("ascii")
+
+    yield from encode_entries(entries(), options, result)
+
+
+def encode_entries(
+    entries: Iterable[tuple[bytes, str, bytes]], options: Options, result: EncodeResult | None = None
+) -> Iterator[SitemapFile]:
+    """:func:`encode_pages` for entries formatted already (by ``_Formatter.entry``),
+    in order: each as ``(entry, loc to report it by, its sitemap loc as ASCII)``."""
+    result = result if result is not None else EncodeResult()
     scope = Scope(options.base_url)
-    formatter = _Formatter(options, scope, result)
     planner = ShardPlanner(options)
     sequencer = Sequencer(planner)
     batch: list[bytes] = []
     hashes: list[int] = []
     alternates = False
-    for page in pages:
-        entry = formatter.entry(page)
-        if entry is None:
-            continue
+    for entry, given, loc in entries:
         if not planner.fits_alone(entry):
-            result.excluded.append(Excluded(page.loc, "too long"))
+            result.excluded.append(Excluded(given, "too long"))
             continue
         batch.append(entry)
-        hashes.append(zlib.crc32(formatter.previous.encode("ascii")))
-        alternates = alternates or bool(page.alternates)
+        hashes.append(zlib.crc32(loc))
+        alternates = alternates or _ALTERNATE_MARK in entry
         if len(batch) >= _BATCH:
             yield from sequencer.feed(batch, hashes, alternates)
             batch, hashes, alternates = [], [], False

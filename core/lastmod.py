@@ -533,29 +533,54 @@ def _file_times(paths: list[Path]) -> tuple[dict[Path, dt.datetime | None], Noti
             seconds[path] = int(os.stat(path).st_mtime)
         except OSError:
             dates[path] = None  # gone or unreadable: nothing to say about it
-    shown = _display_names(list(seconds))
-    too_old = sorted(shown[p] for p, s in seconds.items() if s < _EARLIEST_TRUE_MTIME)
-    plausible = {p: s for p, s in seconds.items() if s >= _EARLIEST_TRUE_MTIME}
-    flat = len(plausible) >= 2 and max(plausible.values()) - min(plausible.values()) <= _FLAT_SPAN_SECONDS
+    plausible = [s for s in seconds.values() if s >= _EARLIEST_TRUE_MTIME]
+    flat = flat_file_times(plausible)
     for path, stamp in seconds.items():
         trusted = stamp >= _EARLIEST_TRUE_MTIME and not flat
         dates[path] = dt.datetime.fromtimestamp(stamp, _UTC) if trusted else None
+    if not flat and len(plausible) == len(seconds):
+        return dates, None
+    # Names only now: most sites have nothing to say, and naming every file costs.
+    shown = _display_names(list(seconds))
+    too_old = sorted(shown[p] for p, s in seconds.items() if s < _EARLIEST_TRUE_MTIME)
+    flat_names = sorted(shown[p] for p, s in seconds.items() if s >= _EARLIEST_TRUE_MTIME) if flat else []
+    return dates, file_times_notice(flat_names, too_old)
 
+
+def trusted_file_time(stamp: int) -> bool:
+    """Whether one file time (whole seconds) can be a real edit, before
+    :func:`flat_file_times` looks at all of them together."""
+    return stamp >= _EARLIEST_TRUE_MTIME
+
+
+def flat_file_times(plausible: list[int]) -> bool:
+    """Whether the plausible file times of a build's sources are one moment's."""
+    return len(plausible) >= 2 and max(plausible) - min(plausible) <= _FLAT_SPAN_SECONDS
+
+
+def file_times_notice(
+    flat: list[str], too_old: list[str], flat_count: int | None = None, too_old_count: int | None = None
+) -> Notice | None:
+    """The notice for file times withheld: the names (relative to the sources'
+    common folder, sorted; the first few are enough when the counts are given)
+    of the sources whose times are one moment's, and of those before 1980."""
+    flat_count = len(flat) if flat_count is None else flat_count
+    too_old_count = len(too_old) if too_old_count is None else too_old_count
     reasons = []
-    if flat:
+    if flat_count:
         reasons.append(
-            f"{_count_pages(len(plausible))} ({_examples(sorted(shown[p] for p in plausible))}) all have "
+            f"{_count_pages(flat_count)} ({_examples(flat, flat_count)}) all have "
             "the same file time, as after a fresh checkout or an unpacked archive"
         )
-    if too_old:
+    if too_old_count:
         reasons.append(
-            f"{_count_pages(len(too_old))} ({_examples(too_old)}) "
-            f"{'has a file time' if len(too_old) == 1 else 'have file times'} before 1980, "
+            f"{_count_pages(too_old_count)} ({_examples(too_old, too_old_count)}) "
+            f"{'has a file time' if too_old_count == 1 else 'have file times'} before 1980, "
             "as tools like Nix set them"
         )
     if not reasons:
-        return dates, None
-    return dates, _notice(
+        return None
+    return _notice(
         f"lastmod omitted: {'; '.join(reasons)}, so they do not tell when a page changed. "
         "Build from a full git clone (lastmod 'auto' or 'git'), give the pages a date in "
         "their metadata, or set lastmod to 'none'."
@@ -583,7 +608,7 @@ def _count_pages(count: int) -> str:
     return f"{count} page{'s' if count != 1 else ''}"
 
 
-def _examples(names: list[str]) -> str:
+def _examples(names: list[str], count: int | None = None) -> str:
     shown = ", ".join(names[:_EXAMPLES])
-    more = len(names) - _EXAMPLES
+    more = (len(names) if count is None else count) - _EXAMPLES
     return f"{shown} and {more} more" if more > 0 else shown
