@@ -76,6 +76,8 @@ def prepare(options: Options, output_dir: Path | str) -> tuple[Path, Report, Sco
     # (before anything is written) only if the build needs it.
     robots_text = read_robots_txt(output_dir / ROBOTS_TXT) if writes_robots or options.check_robots_rules else None
     rules = RobotsRules.from_text(robots_text) if options.check_robots_rules and robots_text else None
+    if rules is not None and not rules.disallow:
+        rules = None  # it allows every page: nothing to check them against
     return output_dir, Report(), Scope(options.base_url), robots_text, rules
 
 

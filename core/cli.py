@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -21,8 +20,6 @@ from .errors import ConfigError, SitemapkitError
 from .model import Options, Page
 from .encoder import EncodeResult
 
-# Pages a static site writes that are never content to index.
-NOT_PAGES = {"404.html"}
 
 
 def _flag(option: str) -> str:
@@ -66,24 +63,13 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
 
 
 def find_pages(site_dir: Path) -> Iterator[Page]:
-    """The HTML pages of a built folder: ``index.html`` stands for its folder URL.
+    """The HTML pages of a built folder (see :func:`~sitemapkit.scan.walk_pages`):
+    ``index.html`` stands for its folder URL."""
+    from .scan import page_url, walk_pages
 
-    Only regular files (or symlinks to them) are pages: a dangling symlink is
-    served as nothing, and opening a FIFO would wait forever.
-    """
-    for folder, dirs, files in os.walk(site_dir):
-        # Hidden folders (.git, .well-known) hold no pages to list.
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        relative = Path(folder).relative_to(site_dir).as_posix()
-        prefix = "" if relative == "." else relative + "/"
-        for name in sorted(files):
-            if not name.endswith((".html", ".htm")) or (not prefix and name in NOT_PAGES):
-                continue
-            path = Path(folder) / name
-            if not os.path.isfile(path):
-                continue
-            url = prefix if name == "index.html" else prefix + name
-            yield Page(url, source=path, output=path)
+    for relative in walk_pages(site_dir):
+        path = Path(site_dir, relative)
+        yield Page(page_url(relative), source=path, output=path)
 
 
 # Each command imports what only it needs, so `generate` on a huge list starts
@@ -91,13 +77,13 @@ def find_pages(site_dir: Path) -> Iterator[Page]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .build import build_site
+    from .scan import build_folder
 
     options = _options(args, _BUILD_OPTIONS)
     site_dir = Path(args.site_dir)
     if not site_dir.is_dir():
         raise SitemapkitError(f"{args.site_dir!r} is not a folder")
-    report = build_site(sorted(find_pages(site_dir), key=lambda p: p.loc), options, site_dir)
+    report = build_folder(site_dir, options)
     for notice in report.notices:
         print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
     print(report.details().rstrip("\n") if options.verbose else report.summary())

@@ -145,13 +145,10 @@ def check_built_page(
     markers = _markers(noindex, canonical, redirects)
     head = _read_head(path)
     lowered = head.lower()
-    # Most pages hold no marker: a plain loop finds that without building a list.
-    for marker in markers:
-        if marker in lowered:
-            break
-    else:
-        return None, None
+    # Each search runs through the head (a marker is rare), so each is made once.
     hits = [marker for marker in markers if marker in lowered]
+    if not hits:
+        return None, None
     if hits == [b"canonical"] and lowered.count(b"canonical") == 1:
         # The common case, kept cheap: the one canonical link names the page itself,
         # written exactly as its URL (as MkDocs, Material and Sphinx write it).

@@ -1,0 +1,162 @@
+"""`sitemapkit build`'s own path (sitemapkit.scan): the pages of a folder checked on
+every core must come out byte for byte as build_site writes them, one process or
+many, and as the serial path wrote them before."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, assert_valid
+from sitemapkit import Options, build_site
+from sitemapkit.cli import find_pages
+from sitemapkit.scan import build_folder
+
+BASE = "https://example.org/"
+ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _page(path: Path, head: str = "", stamp: int | None = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"<!doctype html><html><head><title>t</title>{head}</head><body>x</body></html>")
+    if stamp is not None:
+        os.utime(path, (stamp, stamp))
+
+
+def make_site(root: Path, times: str, duplicates: bool) -> Path:
+    """A few hundred pages of every kind the checks tell apart, in many folders."""
+    site = root / "site"
+    stamps = {
+        "spread": lambda n: 1_700_000_000 + n * 3_613,
+        "flat": lambda n: 1_700_000_000,
+        "some before 1980": lambda n: 86_400 * n if n % 5 == 0 else 1_700_000_000 + n * 3_613,
+        "all before 1980": lambda n: 86_400 * n,
+    }[times]
+    n = 0
+    for section in range(12):
+        for number in range(25):
+            n += 1
+            url = f"{BASE}s{section}/p{number}/"
+            head = f'<link rel="canonical" href="{url}">'
+            if number == 3:
+                head = '<meta name="robots" content="noindex">'
+            elif number == 4:
+                head = f'<link rel="canonical" href="{BASE}s{section}/p0/">'
+            elif number == 5:
+                head = '<meta http-equiv="refresh" content="0; url=../p1/">'
+            elif number == 6:
+                head = ""
+            _page(site / f"s{section}" / f"p{number}" / "index.html", head, stamps(n))
+        _page(site / f"s{section}" / "a b.html", "", stamps(n + 1))
+        if duplicates:
+            # The same URL twice ("a b" is written "a%20b"): the first in page order wins.
+            _page(site / f"s{section}" / "a%20b.html", "", stamps(n + 2))
+        _page(site / f"s{section}" / "ü & ñ.htm", "", stamps(n + 3))
+        n += 3
+    _page(site / "index.html", "", stamps(0))
+    _page(site / "404.html", "", stamps(0))
+    _page(site / ".hidden" / "x.html", "", stamps(0))
+    _page(site / "private" / "index.html", "", stamps(7))
+    (site / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
+    if not ROOT_USER:
+        _page(site / "s1" / "locked.html", "", stamps(9))
+        (site / "s1" / "locked.html").chmod(0)
+    return site
+
+
+def outputs(site: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(site.iterdir()) if p.is_file() and p.name.startswith(("sitemap", "robots"))}
+
+
+def report_text(report) -> tuple[str, list]:
+    return report.details(), [(n.code, n.message) for n in report.notices]
+
+
+@pytest.mark.parametrize(("times", "lastmod", "duplicates"), [
+    *[(times, "mtime", False) for times in ("spread", "flat", "some before 1980", "all before 1980")],
+    ("spread", "mtime", True), ("flat", "mtime", True), ("spread", "none", True), ("spread", "none", False),
+])
+def test_every_core_writes_what_build_site_writes(tmp_path: Path, times: str, lastmod: str, duplicates: bool) -> None:
+    site = make_site(tmp_path / "made", times, duplicates)
+    # Small files and small chunks: shards, an index, and pages in many chunks.
+    options = Options(base_url=BASE, lastmod=lastmod, max_urls=100, report_file="report.txt")
+    results = {}
+    for name, build in {
+        "build_site": lambda folder: build_site(sorted(find_pages(folder), key=lambda p: p.loc), options, folder),
+        "one process": lambda folder: build_folder(folder, options, workers=1, chunk_pages=7),
+        "two processes": lambda folder: build_folder(folder, options, workers=2, chunk_pages=7),
+        "default chunks": lambda folder: build_folder(folder, options),
+    }.items():
+        folder = tmp_path / name
+        shutil.copytree(site, folder, copy_function=shutil.copy2)
+        report = build(folder)
+        results[name] = (outputs(folder), (folder / "report.txt").read_bytes(), report_text(report), report.urls)
+    expected = results.pop("build_site")
+    files = expected[0]
+    assert len(files) > 4 and expected[3] > 250  # shards, an index, robots.txt
+    for name, got in results.items():
+        assert got == expected, name
+    for name, data in files.items():
+        if name.endswith(".xml"):
+            assert_valid(data)
+    details = expected[2][0]
+    assert ("excluded (duplicate): https://example.org/s0/a%20b.html" in details) == duplicates
+    assert "excluded (noindex): https://example.org/s0/p3/" in details
+    assert "excluded (robots.txt): https://example.org/private/" in details
+    if lastmod == "mtime":
+        dated = b"<lastmod>" in b"".join(files.values())
+        assert dated == (times in ("spread", "some before 1980"))
+        assert any(code == "lastmod" for code, _ in expected[2][1]) == (times != "spread")
+    if not ROOT_USER:
+        assert any(code == "unreadable" for code, _ in expected[2][1])
+
+
+# fixtures/static as the serial path wrote it before `build` checked pages on every
+# core (sitemapkit 5bb5991), with these file times and two URLs a file.
+_FIXTURE_TIMES = {
+    "index.html": "2023-11-25T08:14:30",
+    "about/index.html": "2023-11-18T01:13:41",
+    "blog/ümlaut post.html": "2023-11-24T07:14:23",
+    "blog/q&a.html": "2023-11-23T06:14:16",
+}
+_FIXTURE_SITEMAPS = {
+    "sitemap-0acc8d532e.xml": """<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>https://example.org/</loc><lastmod>2023-11-25T08:14:30+00:00</lastmod></url>
+<url><loc>https://example.org/about/</loc><lastmod>2023-11-18T01:13:41+00:00</lastmod></url>
+</urlset>
+""",
+    "sitemap-b2d49c5309.xml": """<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>https://example.org/blog/%C3%BCmlaut%20post.html</loc><lastmod>2023-11-24T07:14:23+00:00</lastmod></url>
+<url><loc>https://example.org/blog/q&amp;a.html</loc><lastmod>2023-11-23T06:14:16+00:00</lastmod></url>
+</urlset>
+""",
+    "sitemap.xml": """<?xml version="1.0" encoding="UTF-8"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<sitemap><loc>https://example.org/sitemap-0acc8d532e.xml</loc><lastmod>2023-11-25T08:14:30+00:00</lastmod></sitemap>
+<sitemap><loc>https://example.org/sitemap-b2d49c5309.xml</loc><lastmod>2023-11-24T07:14:23+00:00</lastmod></sitemap>
+</sitemapindex>
+""",
+}
+
+
+def test_the_static_fixture_comes_out_as_before(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(FIXTURES / "static", site)
+    for name, when in _FIXTURE_TIMES.items():
+        stamp = dt.datetime.fromisoformat(when).replace(tzinfo=dt.timezone.utc).timestamp()
+        os.utime(site / name, (stamp, stamp))
+    result = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", BASE, "--lastmod", "mtime", "--max-urls", "2"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    written = {p.name: p.read_text(encoding="utf-8") for p in site.iterdir() if p.name.startswith("sitemap")}
+    assert written == _FIXTURE_SITEMAPS
