@@ -11,6 +11,7 @@ import dataclasses
 import datetime as dt
 import fnmatch
 import operator
+import os
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -235,33 +236,39 @@ def _resolve_dates(
             if None in locs:
                 locs = [scoped[m] if m in scoped else member_loc(m) for m in page.members]
             listings[loc] = locs
-    wanted = {m for members in listings.values() for m in members if m in left_out} if left_out else ()
-    dated = {**{loc: left_out[loc] for loc in wanted}, **kept}
-    sources = sorted({_path(p.source) for p in dated.values() if p.lastmod is None and p.source is not None})
-    dates: dict[Path, dt.datetime | None] = {}
+    # Left-out members are dated too (their loc is not a kept page's).
+    wanted = sorted({m for members in listings.values() for m in members if m in left_out and m not in kept})
+    dated = [*((loc, left_out[loc]) for loc in wanted), *kept.items()]
+    # Strings, not Path objects: making, hashing and sorting 100,000 of those
+    # cost more than the rest of the date pass.
+    sources = sorted({os.fspath(p.source) for _, p in dated if p.lastmod is None and p.source is not None})
+    dates: dict[str, dt.datetime | None] = {}
     if sources:
         resolved_sources = resolve_lastmods(sources, options.lastmod)
-        # Keyed by the source as pages give it too, so each page looks its date up
-        # without making a Path again.
-        dates = {**resolved_sources.dates, **{str(path): date for path, date in resolved_sources.dates.items()}}
+        # Keyed by the source as pages mostly give it, so each page looks its date
+        # up without making a Path again.
+        dates = {str(path): date for path, date in resolved_sources.dates.items()}
         report.notices.extend(resolved_sources.notices)
     # loc -> (instant, lastmod as given): the instant finds the newest, the value is
     # copied as written, so a date stays a date and an offset stays an offset.
+    # Kept only when some page lists others.
     resolved: dict[str, tuple[dt.datetime, object]] = {}
-    for loc, page in dated.items():
+    for loc, page in dated:
         value = page.lastmod
         if value is None:
             if page.source is None:
                 continue
             value = dates.get(page.source)
+            if value is None and not isinstance(page.source, str):
+                value = dates.get(str(page.source))
             if value is None:
-                value = dates.get(_path(page.source))
+                value = dates.get(str(_path(page.source)))
         elif isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
             value = _parse_front_matter_date(value, page)
-        if value is not page.lastmod and loc in kept:
+        if value is not page.lastmod and kept.get(loc) is page:
             kept[loc] = _with_lastmod(page, value)
         instant = _instant(value)
-        if instant is not None:
+        if instant is not None and listings:
             resolved[loc] = (instant, value)
     # Listing pages (tags, categories, indexes) changed when their newest member did.
     for loc, members in listings.items():

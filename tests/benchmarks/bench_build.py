@@ -50,10 +50,10 @@ HEAD_FILLER = (
 )
 
 
-def generate(site: Path, pages: int) -> None:
-    """``pages`` pages, a hundred a folder, each ``.../page-N/index.html``."""
+def generate(site: Path, pages: int, start: int = 0) -> None:
+    """Pages ``start`` to ``pages``, a hundred a folder, each ``.../page-N/index.html``."""
     epoch = 1_700_000_000
-    for n in range(pages):
+    for n in range(start, pages):
         folder = site / f"sec-{n // PAGES_PER_FOLDER:05d}" / f"page-{n:07d}"
         folder.mkdir(parents=True, exist_ok=True)
         url = f"{BASE_URL}sec-{n // PAGES_PER_FOLDER:05d}/page-{n:07d}/"
@@ -181,45 +181,47 @@ def sitemap_files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name.startswith("sitemap")}
 
 
-def measure(pages: int, rounds: int, python: str, sitemapkit: list[str]) -> dict:
-    with tempfile.TemporaryDirectory(prefix="sitemapkit-bench-build-") as tmp:
-        site, out = Path(tmp) / "site", Path(tmp) / "floor-out"
-        print(f"generating {pages:,} pages ...", flush=True)
-        generate(site, pages)
-        warm(site)
-        times: dict[str, list[float]] = {"floor": [], "build": [], "floor (inside)": [], "build_site (inside)": []}
-        peaks: dict[str, list[float]] = {"floor": [], "build": [], "build_site": []}
-        steps = ["floor", "build", "build_site"]
-        for number in range(rounds):
-            for step in steps[number % 3:] + steps[: number % 3]:
-                if step == "floor":
-                    shutil.rmtree(out, ignore_errors=True)
-                    out.mkdir()
-                    wall, peak, text = run([python, "-c", FLOOR, str(site), str(out), BASE_URL])
-                    times["floor"].append(wall)
-                    times["floor (inside)"].append(float(text.split()[-1]))
-                elif step == "build":
-                    wall, peak, _ = run([*sitemapkit, "build", str(site), "--base-url", BASE_URL, "--lastmod", "mtime"])
-                    times["build"].append(wall)
-                    built = sitemap_files(site)
-                else:
-                    wall, peak, text = run([python, "-c", BUILD_SITE, str(site), BASE_URL])
-                    times["build_site (inside)"].append(float(text.split()[-1]))
-                peaks[step].append(peak)
-            if sitemap_files(out) != built:
-                sys.exit("the floor's sitemaps differ from the build's: the comparison is void")
-            print(f"  round {number + 1}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items()), flush=True)
-        median = {k: statistics.median(v) for k, v in times.items()}
-        spread = {k: (min(v), max(v)) for k, v in times.items()}
-        return {
-            "pages": pages,
-            "median": median,
-            "spread": spread,
-            "build_ratio": median["build"] / median["floor"],
-            "build_site_ratio": median["build_site (inside)"] / median["floor (inside)"],
-            "peak": {k: max(v) for k, v in peaks.items()},
-            "files": len(built),
-        }
+def measure(tmp: Path, pages: int, rounds: int, python: str, sitemapkit: list[str]) -> dict:
+    """One size; the pages of a smaller size measured before are kept and added to."""
+    site, out = tmp / "site", tmp / "floor-out"
+    before = sum(1 for _ in site.glob("sec-*/page-*")) if site.exists() else 0
+    print(f"generating {pages - before:,} more pages, {pages:,} in all ...", flush=True)
+    generate(site, pages, before)
+    warm(site)
+    times: dict[str, list[float]] = {"floor": [], "build": [], "floor (inside)": [], "build_site (inside)": []}
+    peaks: dict[str, list[float]] = {"floor": [], "build": [], "build_site": []}
+    steps = ["floor", "build", "build_site"]
+    for number in range(rounds):
+        for step in steps[number % 3:] + steps[: number % 3]:
+            if step == "floor":
+                shutil.rmtree(out, ignore_errors=True)
+                out.mkdir()
+                wall, peak, text = run([python, "-c", FLOOR, str(site), str(out), BASE_URL])
+                times["floor"].append(wall)
+                times["floor (inside)"].append(float(text.split()[-1]))
+            elif step == "build":
+                wall, peak, _ = run([*sitemapkit, "build", str(site), "--base-url", BASE_URL, "--lastmod", "mtime"])
+                times["build"].append(wall)
+                built = sitemap_files(site)
+            else:
+                wall, peak, text = run([python, "-c", BUILD_SITE, str(site), BASE_URL])
+                times["build_site (inside)"].append(float(text.split()[-1]))
+            peaks[step].append(peak)
+        if sitemap_files(out) != built:
+            sys.exit("the floor's sitemaps differ from the build's: the comparison is void")
+        print(f"  round {number + 1}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items())
+              + "; peak PSS " + ", ".join(f"{k} {v[-1]:.1f} MiB" for k, v in peaks.items()), flush=True)
+    median = {k: statistics.median(v) for k, v in times.items()}
+    spread = {k: (min(v), max(v)) for k, v in times.items()}
+    return {
+        "pages": pages,
+        "median": median,
+        "spread": spread,
+        "build_ratio": median["build"] / median["floor"],
+        "build_site_ratio": median["build_site (inside)"] / median["floor (inside)"],
+        "peak": {k: max(v) for k, v in peaks.items()},
+        "files": len(built),
+    }
 
 
 def main() -> int:
@@ -233,7 +235,9 @@ def main() -> int:
     python = sys.executable
     sitemapkit = [python, "-m", "sitemapkit"]
     print(f"load average before: {os.getloadavg()}")
-    results = [measure(n, args.rounds, python, sitemapkit) for n in args.pages]
+    with tempfile.TemporaryDirectory(prefix="sitemapkit-bench-build-") as tmp:
+        results = [measure(Path(tmp), n, args.rounds, python, sitemapkit) for n in sorted(args.pages)]
+        print("removing the pages ...", flush=True)
     print(f"load average after: {os.getloadavg()}")
     ok = True
     print("\n| pages | floor | build | build / floor | build_site / floor (inside) | peak PSS build | floor | build_site |")
