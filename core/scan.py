@@ -291,8 +291,8 @@ def build_folder(
     chunks = _chunks(walk_pages(site_dir), chunk_pages)
     first = next(chunks, [])
     second = next(chunks, None)
-    if second is None or workers <= 1:
-        # A small site (or one core): no processes.
+    if second is None or workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        # A small site, one core, or no fork (Windows): no processes.
         _start_worker(options, str(site_dir), rules)
         position = 0
         for names in itertools.chain([first], [second] if second else [], chunks):
