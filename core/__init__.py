@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError, OutputError, SitemapkitError, UrlError
+from .languages import language_tag
 from .model import (
     CHANGEFREQ_VALUES,
     DEFAULT_MAX_BYTES,
@@ -27,12 +28,16 @@ from .model import (
 if TYPE_CHECKING:
     from .lastmod import LastmodResult, resolve_lastmods
     from .build import build_site
+    from .frontmatter import front_matter_lastmod, front_matter_listed
 
 __version__ = "0.1.0"
 
 # Imported on first use: `sitemapkit generate` on a million URLs starts without
 # the page machinery (HTML checks, git), and every build pays less start-up.
-_LAZY = {"build_site": "build", "resolve_lastmods": "lastmod", "LastmodResult": "lastmod"}
+_LAZY = {
+    "build_site": "build", "resolve_lastmods": "lastmod", "LastmodResult": "lastmod",
+    "front_matter_lastmod": "frontmatter", "front_matter_listed": "frontmatter",
+}
 
 
 def __getattr__(name: str):
@@ -63,5 +68,8 @@ __all__ = [
     "UrlError",
     "__version__",
     "build_site",
+    "front_matter_lastmod",
+    "front_matter_listed",
+    "language_tag",
     "resolve_lastmods",
 ]

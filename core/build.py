@@ -12,20 +12,21 @@ import datetime as dt
 import fnmatch
 import operator
 import os
-import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from . import publish
 from .errors import OutputError, SitemapkitError, UrlError
-from .htmlcheck import check_built_page
+from .htmlcheck import HeadFacts, inspect_built_page
 from .lastmod import resolve_lastmods
 from .model import Excluded, Notice, Options, Page, Report
 from .robots import merge_sitemap_lines, read_robots_txt
 from .robotsrules import RobotsRules
-from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, W3C_DATETIME, EncodeResult, SitemapFile, format_lastmod, encode_pages
-from .urls import OutOfScope, Scope
+from .dates import W3C_DATETIME, lastmod_instant, parse_lastmod
+from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, SitemapFile, encode_pages
+from .languages import X_DEFAULT, language_tag
+from .urls import OutOfScope, Scope, comparable_url
 
 ROBOTS_TXT = "robots.txt"
 
@@ -43,8 +44,11 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
     # changed when its newest article did, noindex or not).
     left_out: dict[str, Page] = {}
     scoped: dict[str, str] = {}  # each loc as given -> its sitemap loc
+    # What each page's head declares (its dates, its hreflang alternates), from the
+    # same one read as the noindex, canonical and redirect checks.
+    heads: dict[str, HeadFacts] = {}
     for page in pages:
-        loc, listed = select_page(page, scope, options, rules, report)
+        loc, listed = select_page(page, scope, options, rules, report, heads)
         if loc is None:
             continue
         scoped[page.loc] = loc
@@ -57,8 +61,8 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
             # writer encodes it again, cheaply), which saves a copy per page.
             kept[loc] = page
 
-    _resolve_dates(kept, left_out, scoped, options, scope, report)
-    _resolve_alternates(kept, options, report)
+    _resolve_dates(kept, left_out, scoped, options, scope, report, heads)
+    _resolve_alternates(kept, options, report, heads)
 
     return write_sitemaps(
         lambda result: encode_pages([kept[loc] for loc in sorted(kept)], options, result),
@@ -83,11 +87,13 @@ def prepare(options: Options, output_dir: Path | str) -> tuple[Path, Report, Sco
 
 
 def select_page(
-    page: Page, scope: Scope, options: Options, rules: RobotsRules | None, report: Report
+    page: Page, scope: Scope, options: Options, rules: RobotsRules | None, report: Report,
+    heads: dict[str, HeadFacts],
 ) -> tuple[str | None, bool]:
     """A page's sitemap loc and whether it may be listed; what leaves it out goes
-    into ``report``. The loc is None for a page that is out of scope or whose URL
-    cannot be written (it dates nothing). Duplicates are the caller's to find."""
+    into ``report``, what its head declares (dates, alternates) into ``heads``.
+    The loc is None for a page that is out of scope or whose URL cannot be
+    written (it dates nothing). Duplicates are the caller's to find."""
     try:
         loc = scope.loc(page.loc)
     except OutOfScope as out:
@@ -97,7 +103,7 @@ def select_page(
         report.excluded.append(Excluded(repr(page.loc), "invalid URL"))
         report.notices.append(Notice("url", f"left out a page whose URL cannot be written: {error}"))
         return None, False
-    reason = "metadata" if not page.listed else _exclusion(page, loc, scope, options, rules)
+    reason = "metadata" if not page.listed else _exclusion(page, loc, scope, options, rules, heads)
     if reason is None:
         return loc, True
     if isinstance(reason, tuple):
@@ -131,9 +137,12 @@ def write_sitemaps(
             raise
         raise UrlError(str(error)) from None
     report.excluded.extend(result.excluded)
+    report.notices.extend(result.notices)
     report.urls = result.urls
     names = [f.name for f in files]
-    if options.gzip_copy:
+    # A <filename>.gz another generator (MkDocs' themes) or an earlier run left
+    # would describe an older site: it is rewritten from the new entry point.
+    if result.entry_points and (options.gzip_copy or (output_dir / (options.filename + ".gz")).is_file()):
         entry = options.filename
         publish.atomic_write(output_dir, entry + ".gz", publish.gzip_bytes((output_dir / entry).read_bytes()))
         names.append(entry + ".gz")
@@ -178,10 +187,12 @@ def _path(value) -> Path:
     return value if isinstance(value, Path) else Path(value)
 
 
-def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None) -> str | tuple[str, str] | None:
+def _exclusion(
+    page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None, heads: dict[str, HeadFacts]
+) -> str | tuple[str, str] | None:
     """Why ``page`` must stay out of the sitemap (a reason, or a reason and where
     the page points), or None. The cheap checks first: globs, then robots.txt
-    rules, then the built page's head."""
+    rules, then the built page's head, whose dates and alternates go to ``heads``."""
     if options.exclude:
         below = scope.path_below(loc)
         decoded = unquote(below)
@@ -191,18 +202,24 @@ def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: Robo
         parts = urlsplit(loc)
         if not rules.allows(parts.path + ("?" + parts.query if parts.query else "")):
             return "robots.txt"
-    if page.output is not None and (options.check_noindex or options.check_canonical or options.check_redirects):
+    if page.output is not None:
         try:
-            reason, target = check_built_page(
+            facts = inspect_built_page(
                 page.output, loc,
                 noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
+                dates=options.lastmod != "none", alternates=True,
             )
         except FileNotFoundError:
             return None  # not written (yet): nothing in it can ask to be left out
         except OSError as error:
             # There, but its head cannot be read (permissions, a folder, a FIFO):
             # unchecked, it might be a noindex page, so it is reported, not listed.
-            return ("unreadable", f"{page.output}: {error.strerror or error}")
+            if options.check_noindex or options.check_canonical or options.check_redirects:
+                return ("unreadable", f"{page.output}: {error.strerror or error}")
+            return None  # nothing asked of its head but its dates and alternates
+        if facts.modified or facts.alternates:
+            heads[loc] = facts
+        reason, target = facts.reason, facts.canonical_target
         # A canonical target that is a page of the site is listed under its own
         # entry; the report says where the left-out page points.
         if reason == "canonical" and target:
@@ -213,9 +230,12 @@ def _exclusion(page: Page, loc: str, scope: Scope, options: Options, rules: Robo
 
 def _resolve_dates(
     kept: dict[str, Page], left_out: dict[str, Page], scoped: dict[str, str], options: Options, scope: Scope,
-    report: Report,
+    report: Report, heads: dict[str, HeadFacts],
 ) -> None:
-    """Front matter first, then git or file times, then listing pages from members."""
+    """Each page's date, the first there is of: its metadata (front matter); the
+    git date or file time of its source, when that is a file of its own; the
+    dates its built head declares (:func:`_head_date`); the git date or file time
+    of the built page itself. Then listing pages from their members."""
     if options.lastmod == "none":
         for loc, page in kept.items():
             if page.lastmod is not None:
@@ -239,9 +259,18 @@ def _resolve_dates(
     # Left-out members are dated too (their loc is not a kept page's).
     wanted = sorted({m for members in listings.values() for m in members if m in left_out and m not in kept})
     dated = [*((loc, left_out[loc]) for loc in wanted), *kept.items()]
+    # A page whose only source is its own built file (sitemapkit build on a plain
+    # folder) is dated by its head first: the file's time is the build's.
+    head_dates = {loc: date for loc, facts in heads.items() if (date := _head_date(facts)) is not None}
+    by_head = {
+        loc for loc, page in dated
+        if page.lastmod is None and loc in head_dates and (page.source is None or _is_own_output(page))
+    } if head_dates else ()
     # Strings, not Path objects: making, hashing and sorting 100,000 of those
     # cost more than the rest of the date pass.
-    sources = sorted({os.fspath(p.source) for _, p in dated if p.lastmod is None and p.source is not None})
+    sources = sorted({
+        os.fspath(p.source) for loc, p in dated if p.lastmod is None and p.source is not None and loc not in by_head
+    })
     dates: dict[str, dt.datetime | None] = {}
     if sources:
         resolved_sources = resolve_lastmods(sources, options.lastmod)
@@ -255,19 +284,28 @@ def _resolve_dates(
     resolved: dict[str, tuple[dt.datetime, object]] = {}
     for loc, page in dated:
         value = page.lastmod
-        if value is None:
-            if page.source is None:
-                continue
-            value = dates.get(page.source)
-            if value is None and not isinstance(page.source, str):
-                value = dates.get(str(page.source))
+        if value is None and loc in by_head:
+            value = head_dates[loc]
+        elif value is None:
+            if page.source is not None:
+                value = dates.get(page.source)
+                if value is None and not isinstance(page.source, str):
+                    value = dates.get(str(page.source))
+                if value is None:
+                    value = dates.get(str(_path(page.source)))
             if value is None:
-                value = dates.get(str(_path(page.source)))
+                value = head_dates.get(loc)
+            if value is None:
+                continue
         elif isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
             value = _parse_front_matter_date(value, page)
         if value is not page.lastmod and kept.get(loc) is page:
             kept[loc] = _with_lastmod(page, value)
-        instant = _instant(value)
+        try:
+            instant = lastmod_instant(value)
+        except UrlError as error:
+            where = f"{page.source} ({page.loc})" if page.source is not None else repr(page.loc)
+            raise UrlError(f"lastmod of {where}: {error}") from None
         if instant is not None and listings:
             resolved[loc] = (instant, value)
     # Listing pages (tags, categories, indexes) changed when their newest member did.
@@ -275,6 +313,21 @@ def _resolve_dates(
         member_dates = list(filter(None, map(resolved.get, members)))
         if member_dates:
             kept[loc] = _with_lastmod(kept[loc], max(member_dates, key=operator.itemgetter(0))[1])
+
+
+def _is_own_output(page: Page) -> bool:
+    return page.output is not None and (page.source is page.output or str(page.source) == str(page.output))
+
+
+def _head_date(facts: HeadFacts):
+    """The first of the head's dates (most trusted first) that is a date; one that
+    is not is passed over, as crawlers pass over it."""
+    for written in facts.modified:
+        try:
+            return parse_lastmod(written)
+        except ValueError:
+            continue
+    return None
 
 
 # Page's fields in order, all of them init fields (Page(*values) takes them all).
@@ -291,23 +344,7 @@ def _with_lastmod(page: Page, value) -> Page:
     return Page(*values)
 
 
-def _instant(value) -> dt.datetime | None:
-    """``format_lastmod(value)[1]``, the moment a lastmod stands for, without
-    writing out the text for the datetimes and dates adapters mostly give; any
-    other value is checked here as the writer will check it."""
-    if type(value) is dt.date:
-        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
-    if isinstance(value, dt.datetime):
-        if value.utcoffset() is None:
-            value = value.replace(tzinfo=dt.timezone.utc)
-        return value.replace(microsecond=0) if value.microsecond else value
-    formatted = format_lastmod(value)
-    return None if formatted is None else formatted[1]
-
-
 def _parse_front_matter_date(value: str, page: Page):
-    from .lastmod import parse_lastmod
-
     try:
         return parse_lastmod(value)
     except ValueError as error:
@@ -315,16 +352,7 @@ def _parse_front_matter_date(value: str, page: Page):
         raise UrlError(f"lastmod of {where}: {error}") from None
 
 
-_LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*\Z")
-
-
-def _language_tag(code: str) -> str | None:
-    """A BCP 47 tag as hreflang wants it (``pt_BR`` -> ``pt-BR``), or None."""
-    tag = code.strip().replace("_", "-")
-    return tag if _LANGUAGE_TAG.match(tag) else None
-
-
-def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report) -> None:
+def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report, heads: dict[str, HeadFacts]) -> None:
     """Each version lists every version, itself included, and ``x-default``.
 
     Versions are the pages sharing a ``translation_key``, plus any alternates an
@@ -337,7 +365,7 @@ def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report)
         if page.translation_key is not None and page.hreflang:
             groups.setdefault(page.translation_key, []).append((page.hreflang, loc))
     bad: set[str] = set()
-    x_default = _language_tag(options.x_default) if options.x_default else None
+    x_default = language_tag(options.x_default) if options.x_default else None
     for loc, page in kept.items():
         pairs: dict[str, str] = {}
         given = list(page.alternates)
@@ -345,22 +373,114 @@ def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report)
             given += groups.get(page.translation_key, ())
         if page.hreflang:
             given.append((page.hreflang, loc))
-        given = [(code, href) for code, href in given if code != "x-default"]
+        given = [(code, href) for code, href in given if code != X_DEFAULT]
         for code, href in given:
-            tag = _language_tag(code)
+            tag = language_tag(code)
             if tag is None:
                 bad.add(code)
             else:
                 pairs.setdefault(tag, href)
-        if len(pairs) < 2 or any(_language_tag(code) is None for code, _ in given):
+        if len(pairs) < 2 or any(language_tag(code) is None for code, _ in given):
             if page.alternates:
                 kept[loc] = dataclasses.replace(page, alternates=())
             continue
         alternates = sorted(pairs.items())
         if x_default and x_default in pairs:
-            alternates.append(("x-default", pairs[x_default]))
+            alternates.append((X_DEFAULT, pairs[x_default]))
         kept[loc] = dataclasses.replace(page, alternates=tuple(alternates))
     if bad:
         report.notices.append(Notice(
             "hreflang", f"left out the alternates of pages whose language is not a language tag: {', '.join(sorted(map(repr, bad)))}"
         ))
+    if any(facts.alternates for facts in heads.values()):
+        _declared_alternates(kept, options, report, heads)
+
+
+# Examples named in a notice; the full list would drown the log on a big site.
+_EXAMPLES = 3
+
+
+def _declared_alternates(kept: dict[str, Page], options: Options, report: Report, heads: dict[str, HeadFacts]) -> None:
+    """The hreflang alternates pages declare in their heads (Hugo, Zensical and
+    Material multilingual sites) replace any the adapter gave, so crawlers read one
+    answer from the page and the sitemap. A declared group is listed when it holds
+    only language tags, names only pages of this sitemap, includes the page itself
+    (named by the page, or by the versions it names), and every page it names
+    declares the same group (reciprocal); else the page gets no alternates and one
+    notice says why."""
+    by_key = {comparable_url(loc): loc for loc in kept}
+    # Whether the adapter gave groups at all: then a page it gave none (an untranslated
+    # page) that declares one disagrees with it too.
+    adapter_groups = any(page.translation_key is not None or page.alternates for page in kept.values())
+    groups: dict[str, frozenset[tuple[str, str]] | str] = {}
+    for loc, facts in heads.items():
+        if loc not in kept or not facts.alternates:
+            continue
+        pairs = set()
+        problem = None
+        for code, href in facts.alternates:
+            tag = "x-default" if code.strip().lower() == "x-default" else language_tag(code)
+            target = by_key.get(comparable_url(href))
+            if tag is None:
+                problem = f"{code!r} is not a language tag"
+            elif target is None:
+                problem = f"it names {href}, which this sitemap does not list"
+            else:
+                pairs.add((tag, target))
+        groups[loc] = problem if problem is not None else frozenset(pairs)
+    # Pelican's themes, among others, name only the other versions: the page's own
+    # language is then the one those versions give it.
+    for loc, group in list(groups.items()):
+        if isinstance(group, frozenset) and loc not in {target for _, target in group}:
+            own = {
+                tag for _, target in group if isinstance(groups.get(target), frozenset)
+                for tag, named in groups[target] if named == loc  # type: ignore[union-attr]
+            }
+            groups[loc] = group | {(own.pop(), loc)} if len(own) == 1 else "it does not name the page itself"
+    refused: dict[str, str] = {}
+    disagree: list[str] = []
+    for loc, group in groups.items():
+        page = kept[loc]
+        if isinstance(group, frozenset):
+            for _, target in group:
+                if groups.get(target) != group:
+                    group = f"{target} does not declare the same alternates back"
+                    break
+        if isinstance(group, str):
+            refused[loc] = group
+            alternates: tuple[tuple[str, str], ...] = ()
+        else:
+            languages = sorted((tag, target) for tag, target in group if tag != "x-default")
+            defaults = [target for tag, target in group if tag == "x-default"]
+            if len({tag for tag, _ in languages}) != len(languages) or len(defaults) > 1:
+                refused[loc] = "it names two pages for one language"
+                alternates = ()
+            elif len(languages) < 2:
+                alternates = ()
+            else:
+                alternates = tuple(languages)
+                x_default = language_tag(options.x_default) if options.x_default else None
+                if defaults:
+                    alternates += (("x-default", defaults[0]),)
+                elif x_default and x_default in dict(languages):
+                    alternates += (("x-default", dict(languages)[x_default]),)
+        if adapter_groups and page.alternates != alternates:
+            disagree.append(loc)
+        if page.alternates != alternates:
+            kept[loc] = dataclasses.replace(page, alternates=alternates)
+    if refused:
+        examples = sorted(refused)[:_EXAMPLES]
+        more = len(refused) - len(examples)
+        report.notices.append(Notice(
+            "hreflang",
+            f"left out the hreflang alternates {len(refused)} page{'s' if len(refused) != 1 else ''} declare"
+            f"{'' if len(refused) != 1 else 's'}, which crawlers ignore too: "
+            + "; ".join(f"{loc}: {refused[loc]}" for loc in examples)
+            + (f"; and {more} more" if more > 0 else ""),
+        ))
+    if disagree:
+        report.advice.append(
+            f"{len(disagree)} page{'s' if len(disagree) != 1 else ''} declare other hreflang alternates in "
+            f"{'their heads' if len(disagree) != 1 else 'its head'} than the site's translations give "
+            f"(such as {disagree[0]}); the sitemap follows the pages"
+        )

@@ -15,18 +15,16 @@ import stat
 import xml.parsers.expat
 import zlib
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from .model import CHANGEFREQ_VALUES, MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, MAX_BYTES_CEILING
-from .encoder import SITEMAP_NS, W3C_DATETIME
+from .dates import W3C_DATETIME
+from .encoder import SITEMAP_NS
 from .errors import OutputError, SitemapkitError
 from .robots import decode_robots_txt
 from .robotsrules import LINE_BREAK
-from .urls import Scope, encode_url
+from .urls import Scope, encode_url, is_uri
 
 _ROBOTS_SITEMAP = re.compile(r"[ \t]*sitemap[ \t]*:[ \t]*(\S+)", re.IGNORECASE)
-# What a loc may hold once it is a URI: RFC 3986 characters and valid %XX escapes.
-_URI_CHARS = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})*\Z")
 _URL_CHILDREN = ("loc", "lastmod", "changefreq", "priority")
 # Compressed bytes read at a time; what they inflate to is capped separately.
 _GZIP_READ_SIZE = 65_536
@@ -101,6 +99,7 @@ def check_site(site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml
         result.files.append(name)
         for child in _check_file(site, name, scope, max_bytes, result):
             todo.append((child, name, 0))
+        _check_gzip_copy(site, name, max_bytes, result)
     return result
 
 
@@ -194,11 +193,32 @@ def _read_gzip(path: Path, limit: int) -> bytes | None:
     return bytes(out)
 
 
+def _check_gzip_copy(site: _SiteFolder, name: str, max_bytes: int, result: CheckResult) -> None:
+    """A ``sitemap.xml.gz`` beside ``sitemap.xml`` is read by whoever was given its
+    URL: it must hold the same bytes, not an older build's (or another generator's)
+    sitemap."""
+    if name.endswith(".gz"):
+        return
+    copy_path, _ = site.file(name + ".gz")
+    path, _ = site.file(name)
+    if copy_path is None or path is None:
+        return
+    try:
+        copy = _read_gzip(copy_path, max_bytes)
+    except (zlib.error, EOFError) as error:
+        result.problems.append(Problem(name + ".gz", 0, f"not a valid gzip file: {error}"))
+        return
+    with open(path, "rb") as handle:
+        current = handle.read(max_bytes + 1)
+    if copy != current:
+        result.problems.append(Problem(
+            name + ".gz", 0, f"is not a copy of {name}: a stale sitemap, left by an earlier build or another generator",
+        ))
+
+
 def _local_name(url: str, scope: Scope) -> str | None:
-    if not url.startswith(scope.prefix):
-        return None
-    rest = unquote(url[len(scope.prefix):])
-    return rest if rest and "/" not in rest else None
+    below = scope.file_below(url)
+    return below if below and "/" not in below else None
 
 
 def _check_file(site: _SiteFolder, name: str, scope: Scope, max_bytes: int, result: CheckResult) -> list[str]:
@@ -309,7 +329,7 @@ def _is_priority(text: str) -> bool:
 
 
 def _check_loc(text: str, line: int, problem, scope: Scope, site: _SiteFolder, in_index: bool) -> str | None:
-    if not _URI_CHARS.match(text):
+    if not is_uri(text):
         problem(line, f"loc {text!r} is not percent-encoded (spaces, non-ASCII or other characters RFC 3986 forbids)")
         return None
     if len(text) > MAX_LOC_LENGTH:
@@ -322,7 +342,12 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site: _SiteFolder, i
     if not normal.startswith(scope.prefix):
         problem(line, f"loc {text} is outside {scope.prefix}, the folder this sitemap may list")
         return None
-    below = unquote(urlsplit(normal).path)[len(unquote(urlsplit(scope.prefix).path)):]
+    # The file is looked for where the loc points as written: "/docs/x/../a"
+    # is refused by the site folder, never resolved into it.
+    below = scope.file_below(text)
+    if below is None:
+        problem(line, f"{text} leads outside the site folder (a '..' path segment)" + ("; not opened" if in_index else ""))
+        return None
     if in_index:
         found, why_not = site.file(below)
         if found is None:

@@ -26,10 +26,11 @@ def _flag(option: str) -> str:
     return "--" + option.replace("_", "-")
 
 
-def _add_option_flags(parser: argparse.ArgumentParser, names: tuple[str, ...]) -> None:
+def _add_option_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], *, base_url_required: bool = True) -> None:
     """One flag per :class:`Options` field, named the same (``max_bytes`` ->
     ``--max-bytes``), so the command line and the adapters share one vocabulary."""
-    parser.add_argument("--base-url", required=True, help="absolute http(s) URL the folder is published at")
+    parser.add_argument("--base-url", required=base_url_required, help="absolute http(s) URL the folder is published at"
+                        + ("" if base_url_required else " (default with --config: its site_url)"))
     fields = {f.name: f for f in dataclasses.fields(Options)}
     for name in names:
         field = fields[name]
@@ -55,11 +56,15 @@ _GENERATE_OPTIONS = ("filename", "format", "gzip", "max_urls", "max_bytes", "max
                      "priority", "schema_location", "stylesheet")
 
 
-def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
+def _flag_values(args: argparse.Namespace, names: tuple[str, ...]) -> dict:
     values = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
     if "exclude" in values:
         values["exclude"] = tuple(values["exclude"])
-    return Options(base_url=args.base_url, **values)
+    return values
+
+
+def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
+    return Options(base_url=args.base_url, **_flag_values(args, names))
 
 
 def find_pages(site_dir: Path) -> Iterator[Page]:
@@ -77,13 +82,45 @@ def find_pages(site_dir: Path) -> Iterator[Page]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .scan import build_folder
+    if args.config:
+        if args.source:
+            raise SitemapkitError("--source is for folders built from mirrored sources; --config reads its own docs_dir")
+        from .mkdocsconfig import options_for, project_pages, read_project_config
 
-    options = _options(args, _BUILD_OPTIONS)
-    site_dir = Path(args.site_dir)
+        config = read_project_config(args.config)
+        options = options_for(config, args.base_url, _flag_values(args, _BUILD_OPTIONS))
+        site_dir = Path(args.site_dir) if args.site_dir else config.site_dir
+    else:
+        if not args.site_dir or not args.base_url:
+            raise SitemapkitError("give SITE_DIR and --base-url, or --config mkdocs.yml (or zensical.toml)")
+        options = _options(args, _BUILD_OPTIONS)
+        site_dir = Path(args.site_dir)
     if not site_dir.is_dir():
-        raise SitemapkitError(f"{args.site_dir!r} is not a folder")
-    report = build_folder(site_dir, options)
+        raise SitemapkitError(f"{str(args.site_dir or site_dir)!r} is not a folder" + (" (build the site first)" if args.config else ""))
+    left_out = []
+    if args.config or args.source:
+        from .build import build_site
+
+        pages = find_pages(site_dir)
+        if args.config:
+            pages, left_out = project_pages(config, pages, site_dir)
+        else:
+            from .sources import with_mirrored_sources
+
+            pages = with_mirrored_sources(pages, site_dir, Path(args.source))
+        report = build_site(sorted(pages, key=lambda p: p.loc), options, site_dir)
+    else:
+        # The folder's own pages: found, checked and dated on every core.
+        from .scan import build_folder
+
+        report = build_folder(site_dir, options)
+    report.excluded.extend(left_out)
+    if args.config and report.urls:
+        from .mkdocsconfig import GENERATOR_SITEMAPS
+
+        # Under another name than the generator's own, ours would leave its
+        # sitemap.xml (and .gz) published, stale from this build on.
+        publish.remove_files(site_dir, [name for name in GENERATOR_SITEMAPS if name not in report.files])
     for notice in report.notices:
         print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
     print(report.details().rstrip("\n") if options.verbose else report.summary())
@@ -127,9 +164,19 @@ def parser() -> argparse.ArgumentParser:
 
     build = sub.add_parser("build", help="write sitemaps for a built static site folder",
                            description="Find the HTML pages of SITE_DIR (index.html is its folder's URL, 404.html "
-                           "is left out), date them from git or file times, write sitemaps, index and robots.txt.")
-    build.add_argument("site_dir", metavar="SITE_DIR")
-    _add_option_flags(build, _BUILD_OPTIONS)
+                           "is left out), date them (front matter, git dates of their sources, the dates their "
+                           "heads declare, file times), write sitemaps, index and robots.txt.")
+    build.add_argument("site_dir", metavar="SITE_DIR", nargs="?",
+                       help="the built site (default with --config: its site_dir)")
+    build.add_argument("--config", metavar="FILE",
+                       help="mkdocs.yml or zensical.toml of a MkDocs-shaped project (Zensical, ProperDocs, MkDocs), "
+                       "read after the site is built: site_url, docs_dir, site_dir, use_directory_urls, exclude_docs, "
+                       "draft_docs and the sitemapkit plugin's options; each page is dated by its Markdown source")
+    build.add_argument("--source", metavar="DIR",
+                       help="the sources of a generator whose output mirrors them (Hugo's content/): "
+                       "posts/a/index.html and posts/a.html take the date of posts/a.md, posts/a/index.md, "
+                       "posts/a/_index.md (.markdown, .html); other pages keep the other rules")
+    _add_option_flags(build, _BUILD_OPTIONS, base_url_required=False)
     build.set_defaults(run=cmd_build)
 
     gen = sub.add_parser("generate", help="write sitemaps from a URL<TAB>LASTMOD list",

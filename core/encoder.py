@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import datetime as dt
 import hashlib
 import itertools
 import operator
 import re
 import zlib
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
-from . import lastmod
+from .dates import LastmodWriter, newest_written
 from .errors import UrlError
-from .model import Excluded, Lastmod, Options, Page
-from .urls import OutOfScope, Scope, encode_url, escape_xml
+from .languages import X_DEFAULT, language_tag
+from .model import Excluded, Notice, Options, Page
+from .urls import WEB_SCHEMES, OutOfScope, Scope, encode_url, escape_xml, is_web_url
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
@@ -41,11 +42,50 @@ _SCHEMA_LOCATION = {
     "urlset": f' xmlns:xsi="{XSI_NS}" xsi:schemaLocation="{SITEMAP_NS} http://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd"',
     "sitemapindex": f' xmlns:xsi="{XSI_NS}" xsi:schemaLocation="{SITEMAP_NS} http://www.sitemaps.org/schemas/sitemap/0.9/siteindex.xsd"',
 }
-# W3C Datetime as the protocol admits it: a date, or a full time with an offset.
-W3C_DATETIME = re.compile(
-    r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?\Z"
-)
-_HREFLANG = re.compile(r"(?:[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*|x-default)\Z")
+# The pieces of a <url> entry, in the order sitemap.xsd wants its children. The
+# block path of `sitemapkit generate` builds its entries from the same pieces (see
+# EntryParts), so the two paths cannot write an entry differently.
+URL_OPEN = "<url><loc>"
+LOC_CLOSE = "</loc>"
+LASTMOD_OPEN = "<lastmod>"
+LASTMOD_CLOSE = "</lastmod>"
+URL_CLOSE = "</url>"
+# RFC 3986 section 3.1: a URL's scheme, up to its colon.
+_URI_SCHEME = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.-]*):")
+
+
+def _options_extra(options: Options) -> str:
+    """The <changefreq> and <priority> every entry gets from the options."""
+    extra = ""
+    if options.changefreq:
+        extra += f"<changefreq>{options.changefreq}</changefreq>"
+    if options.priority is not None:
+        extra += f"<priority>{options.priority:.1f}</priority>"
+    return extra
+
+
+class EntryParts(NamedTuple):
+    """An entry's fixed bytes for given options, for whole-block formatting: an
+    undated entry is ``opening + loc + undated_closing``, a dated one ``opening +
+    loc + lastmod_opening + date + dated_closing``; in the text form an entry is
+    the loc alone."""
+
+    text: bool
+    opening: bytes
+    undated_closing: bytes
+    lastmod_opening: bytes
+    dated_closing: bytes
+
+    @classmethod
+    def of(cls, options: Options) -> EntryParts:
+        extra = _options_extra(options) + URL_CLOSE
+        return cls(
+            options.format == "txt",
+            URL_OPEN.encode("ascii"),
+            (LOC_CLOSE + extra).encode("ascii"),
+            (LOC_CLOSE + LASTMOD_OPEN).encode("ascii"),
+            (LASTMOD_CLOSE + extra).encode("ascii"),
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,37 +112,8 @@ class EncodeResult:
     excluded: list[Excluded] = dataclasses.field(default_factory=list)
     #: Entry points in write order: the file robots.txt and users submit.
     entry_points: list[str] = dataclasses.field(default_factory=list)
-
-
-def format_lastmod(value: Lastmod) -> tuple[str, dt.datetime] | None:
-    """W3C Datetime text for a lastmod, and the instant used to find the newest.
-
-    Dates stay dates (``2024-05-01``); datetimes keep their offset to the second
-    (``2024-05-01T10:00:00+02:00``); naive datetimes are taken as UTC. W3C strings
-    are written as given.
-    """
-    if value is None:
-        return None
-    if isinstance(value, dt.datetime):
-        # The common case, kept fast: an offset in whole minutes prints as it is.
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=dt.timezone.utc)
-        offset = value.utcoffset()
-        if offset is not None and not offset.seconds % 60 and not offset.microseconds:
-            value = value.replace(microsecond=0)
-            return value.isoformat(), value
-    elif type(value) is dt.date:
-        return value.isoformat(), dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
-    if isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
-        raise UrlError(f"lastmod {value!r} is not a W3C Datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00)")
-    try:
-        parsed = lastmod.parse_lastmod(value)
-    except ValueError as error:
-        raise UrlError(f"lastmod {value!r}: {error}") from None
-    text = value.strip() if isinstance(value, str) else lastmod.format_lastmod(parsed)
-    if isinstance(parsed, dt.datetime):
-        return text, parsed
-    return text, dt.datetime(parsed.year, parsed.month, parsed.day, tzinfo=dt.timezone.utc)
+    #: Warnings for the user (alternates left out).
+    notices: list[Notice] = dataclasses.field(default_factory=list)
 
 
 class _Formatter:
@@ -114,15 +125,11 @@ class _Formatter:
         self.scope = scope
         self.result = result
         self.text = options.format == "txt"
-        extra = ""
-        if options.changefreq:
-            extra += f"<changefreq>{options.changefreq}</changefreq>"
-        if options.priority is not None:
-            extra += f"<priority>{options.priority:.1f}</priority>"
-        self.default_extra = extra
+        self.default_extra = _options_extra(options)
+        # Problems with alternates already told (one notice each).
+        self.told: set[str] = set()
         self.previous: str | None = None
-        # UTC offset -> how lastmod writes it ("+02:00"); a site has a few.
-        self.offsets: dict[dt.timedelta, str] = {}
+        self.lastmod_text = LastmodWriter().text
 
     def entry(self, page: Page) -> bytes | None:
         """The entry for ``page``, or None when it is left out (and reported)."""
@@ -139,24 +146,13 @@ class _Formatter:
         if self.text:
             # The text form: "one URL per line ... must not contain anything else".
             return loc.encode("ascii")
-        value = page.lastmod
-        offset = value.utcoffset() if isinstance(value, dt.datetime) else None
-        if offset is not None and not offset.seconds % 60 and not offset.microseconds:
-            # The common case, kept fast: the text format_lastmod writes, without
-            # the instant it also works out, and without isoformat(), which asks
-            # the time zone for the offset again (a zoneinfo zone takes 0.5 µs).
-            zone = self.offsets.get(offset)
-            if zone is None:
-                zone = self.offsets[offset] = value.isoformat(timespec="seconds")[19:]
-            lastmod = "%04d-%02d-%02dT%02d:%02d:%02d%s" % (
-                value.year, value.month, value.day, value.hour, value.minute, value.second, zone
-            )
-        else:
-            formatted = format_lastmod(value)
-            lastmod = None if formatted is None else formatted[0]
-        parts = ["<url><loc>", escape_xml(loc), "</loc>"]
+        try:
+            lastmod = self.lastmod_text(page.lastmod)
+        except UrlError as error:
+            raise UrlError(f"{page.loc}: {error}") from None
+        parts = [URL_OPEN, escape_xml(loc), LOC_CLOSE]
         if lastmod is not None:
-            parts += ["<lastmod>", lastmod, "</lastmod>"]
+            parts += [LASTMOD_OPEN, lastmod, LASTMOD_CLOSE]
         if page.changefreq is not None or page.priority is not None:
             if page.changefreq is not None:
                 parts += ["<changefreq>", page.changefreq, "</changefreq>"]
@@ -164,18 +160,42 @@ class _Formatter:
                 parts.append(f"<priority>{page.priority:.1f}</priority>")
         elif self.default_extra:
             parts.append(self.default_extra)
-        for hreflang, href in page.alternates:
-            if not _HREFLANG.match(hreflang):
-                raise UrlError(f"hreflang {hreflang!r} of {page.loc!r} is not a language code")
-            parts.append(
-                f'<xhtml:link rel="alternate" hreflang="{hreflang}" href="{escape_xml(self._href(href))}"/>'
-            )
-        parts.append("</url>")
+        if page.alternates:
+            parts += self._links(page)
+        parts.append(URL_CLOSE)
         return "".join(parts).encode("ascii")
+
+    def _links(self, page: Page) -> list[str]:
+        """The page's hreflang links; none when one of them cannot be written (the
+        group is dropped, with one notice per problem: every version names the
+        same alternates, so the whole group goes, and the build goes on)."""
+        links = []
+        for hreflang, href in page.alternates:
+            tag = X_DEFAULT if hreflang == X_DEFAULT else language_tag(hreflang)
+            if tag is None:
+                return self._drop(f"hreflang {hreflang!r}, which is not a language tag")
+            try:
+                url = self._href(href)
+            except UrlError:
+                url = ""
+            if not is_web_url(url):
+                return self._drop(f"alternate {href!r}, which is not an http(s) URL")
+            links.append(f'<xhtml:link rel="alternate" hreflang="{tag}" href="{escape_xml(url)}"/>')
+        return links
+
+    def _drop(self, problem: str) -> list[str]:
+        if problem not in self.told:
+            self.told.add(problem)
+            self.result.notices.append(Notice("hreflang", f"left out the alternates of pages that name {problem}"))
+        return []
 
     def _href(self, href: str) -> str:
         # Alternates may live on other hosts (one site per language), so they are
-        # encoded but not held to this sitemap's scope.
+        # encoded but not held to this sitemap's scope. An alternate is a URL, so
+        # "javascript:x" names a scheme here, never a file below the base.
+        scheme = _URI_SCHEME.match(href)
+        if scheme is not None and scheme.group(1).lower() not in WEB_SCHEMES:
+            return ""
         try:
             return self.scope.loc(href)
         except OutOfScope:
@@ -183,7 +203,7 @@ class _Formatter:
 
 
 _ALTERNATE_MARK = b"<xhtml:link"
-_LASTMOD_TEXT = re.compile(rb"<lastmod>([^<]+)</lastmod>")
+_LASTMOD_TEXT = re.compile(LASTMOD_OPEN.encode("ascii") + b"([^<]+)" + LASTMOD_CLOSE.encode("ascii"))
 
 
 def _newest_lastmod(body: bytes) -> str | None:
@@ -191,19 +211,8 @@ def _newest_lastmod(body: bytes) -> str | None:
     return _newest_of(_LASTMOD_TEXT.findall(body))
 
 
-def _newest_of(dates: list[bytes]) -> str | None:
-    """The newest of lastmod texts (empty ones ignored), as written.
-
-    Offsets stay within a day of UTC, so nothing whose calendar day is two days
-    before the latest day written can be the newest: only the few dates near the
-    top are parsed and compared as instants.
-    """
-    latest = max(dates, default=b"")
-    if not latest:
-        return None
-    floor = (dt.date.fromisoformat(latest[:10].decode("ascii")) - dt.timedelta(days=2)).isoformat().encode("ascii")
-    candidates = {d.decode("ascii") for d in filter(floor.__le__, dates)}
-    return max(sorted(candidates), key=lambda text: format_lastmod(text)[1])
+#: The newest of lastmod texts, as written (one definition, in dates.py).
+_newest_of = newest_written
 
 
 # Shards hold about this fraction of a full file (see ShardPlanner.choose_boundaries).
@@ -308,7 +317,7 @@ class ShardPlanner:
         alternates = not self.text_format and _ALTERNATE_MARK in body
         data = self.heads[alternates] + body + self.foot
         if name is None:
-            first = body[: body.index(b"\n")] if self.text_format else body[10 : body.index(b"</loc>")]
+            first = body[: body.index(b"\n")] if self.text_format else body[len(URL_OPEN) : body.index(b"</loc>")]
             # Named by its first URL, not its position: a shard split elsewhere in
             # the site does not rename (and so re-send) every shard after it.
             name = f"{self.stem}-{hashlib.blake2b(first, digest_size=5).hexdigest()}{self.suffix}"
@@ -446,20 +455,21 @@ def encode_pages(
     result = result if result is not None else EncodeResult()
     formatter = _Formatter(options, Scope(options.base_url), result)
 
-    def entries() -> Iterator[tuple[bytes, str, bytes]]:
+    def entries() -> Iterator[tuple[bytes, str, bytes, bool]]:
         for page in pages:
             entry = formatter.entry(page)
             if entry is not None:
-                yield entry, page.loc, formatter.previous.encode("ascii")
+                yield entry, page.loc, formatter.previous.encode("ascii"), bool(page.alternates)
 
     yield from encode_entries(entries(), options, result)
 
 
 def encode_entries(
-    entries: Iterable[tuple[bytes, str, bytes]], options: Options, result: EncodeResult | None = None
+    entries: Iterable[tuple[bytes, str, bytes, bool]], options: Options, result: EncodeResult | None = None
 ) -> Iterator[SitemapFile]:
     """:func:`encode_pages` for entries formatted already (by ``_Formatter.entry``),
-    in order: each as ``(entry, loc to report it by, its sitemap loc as ASCII)``."""
+    in order: each as ``(entry, loc to report it by, its sitemap loc as ASCII,
+    whether its page has alternates)``."""
     result = result if result is not None else EncodeResult()
     scope = Scope(options.base_url)
     planner = ShardPlanner(options)
@@ -467,13 +477,13 @@ def encode_entries(
     batch: list[bytes] = []
     hashes: list[int] = []
     alternates = False
-    for entry, given, loc in entries:
+    for entry, given, loc, has_alternates in entries:
         if not planner.fits_alone(entry):
             result.excluded.append(Excluded(given, "too long"))
             continue
         batch.append(entry)
         hashes.append(zlib.crc32(loc))
-        alternates = alternates or _ALTERNATE_MARK in entry
+        alternates = alternates or has_alternates
         if len(batch) >= _BATCH:
             yield from sequencer.feed(batch, hashes, alternates)
             batch, hashes, alternates = [], [], False

@@ -18,7 +18,7 @@ unparsed; of the others only the ``<meta>``, ``<link>`` and ``<base>`` tags that
 hold one of them reach the HTML parser. Checking a page costs about 0.1 ms,
 little next to building it (``tests/benchmarks/bench_htmlcheck.py``).
 
-How two URLs are compared (see :func:`comparable_url`): scheme and host are
+How two URLs are compared (see :func:`sitemapkit.urls.comparable_url`): scheme and host are
 case-insensitive, a default port (80, 443) equals none, percent-escapes are
 compared in one spelling (RFC 3986 section 6.2.2), dot segments are resolved, the
 fragment is ignored, and a path ending in ``/index.html`` (or ``/index.htm``)
@@ -32,16 +32,17 @@ canonical naming one of them is worth the user's attention.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import errno
 import functools
+import json
 import os
 import re
 import stat
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from .robotsrules import normalise_percent_encoding
+from .urls import comparable_url, resolve_web_reference
 
 #: Bytes read from the start of each page at most. A head is a few KiB; a page
 #: whose head runs past this (inline scripts and styles) is checked on what fits.
@@ -72,6 +73,15 @@ _UTF16_BOMS = {codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be
 _NOINDEX_MARKERS = (b"robots", b"googlebot")
 _CANONICAL_MARKERS = (b"canonical",)
 _REFRESH_MARKERS = (b"refresh",)
+# The page's own dates (Open Graph, schema.org) and its hreflang alternates.
+_DATE_MARKERS = (b"modified_time", b"updated_time", b"datemodified")
+_HREFLANG_MARKERS = (b"hreflang",)
+
+#: Where a page's head states when it last changed, in the order crawlers trust
+#: them: the Open Graph article's modified time, og:updated_time, then JSON-LD's
+#: dateModified (Hugo, Jekyll's jekyll-seo-tag, WordPress and most blog themes
+#: write one or more of these).
+HEAD_DATE_PROPERTIES = ("article:modified_time", "og:updated_time")
 
 _ROBOTS_META_NAMES = frozenset({"robots", "googlebot"})
 # "none" is short for "noindex, nofollow" (Google's and Bing's robots meta docs).
@@ -117,8 +127,23 @@ _META_CHARSET = re.compile(rb"""<meta[^<>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:
 _HTML_WHITESPACE = "\t\n\f\r "
 _C0_CONTROLS_AND_SPACE = "".join(map(chr, range(0x21)))
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-_INDEX_FILES = ("/index.html", "/index.htm")
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class HeadFacts:
+    """What a built page's head says about its sitemap entry."""
+
+    #: ``"noindex"``, ``"canonical"`` or ``"redirect"`` when the page must be left out.
+    reason: str | None = None
+    #: The absolute URL the page names as canonical when it points elsewhere.
+    canonical_target: str | None = None
+    #: The page's own last-change dates as written, most trusted first (see
+    #: :data:`HEAD_DATE_PROPERTIES`); the caller takes the first that is a date.
+    modified: tuple[str, ...] = ()
+    #: ``<link rel="alternate" hreflang="..." href="...">``: (hreflang, absolute URL).
+    alternates: tuple[tuple[str, str], ...] = ()
+
+
+_NO_FACTS = HeadFacts()
 
 
 def check_built_page(
@@ -140,21 +165,34 @@ def check_built_page(
     ``url`` is the page's absolute URL, percent-encoded or not. Raises
     :class:`OSError` when the file cannot be read.
     """
-    if not (noindex or canonical or redirects):
-        return None, None
-    markers = _markers(noindex, canonical, redirects)
+    facts = inspect_built_page(path, url, noindex=noindex, canonical=canonical, redirects=redirects)
+    return facts.reason, facts.canonical_target
+
+
+def inspect_built_page(
+    path: Path | str, url: str, *, noindex: bool = True, canonical: bool = True, redirects: bool = True,
+    dates: bool = False, alternates: bool = False,
+) -> HeadFacts:
+    """:func:`check_built_page`, and with ``dates`` and ``alternates`` also the
+    page's own last-change dates and hreflang alternates, from the same one read
+    of its head."""
+    if not (noindex or canonical or redirects or dates or alternates):
+        return _NO_FACTS
+    markers = _markers(noindex, canonical, redirects) + (_DATE_MARKERS if dates else ()) + (
+        _HREFLANG_MARKERS if alternates else ()
+    )
     head = _read_head(path)
     lowered = head.lower()
     # Each search runs through the head (a marker is rare), so each is made once.
     hits = [marker for marker in markers if marker in lowered]
     if not hits:
-        return None, None
+        return _NO_FACTS
     if hits == [b"canonical"] and lowered.count(b"canonical") == 1:
         # The common case, kept cheap: the one canonical link names the page itself,
         # written exactly as its URL (as MkDocs, Material and Sphinx write it).
         own = url.encode("utf-8", "surrogatepass")
         if b'rel="canonical" href="' + own + b'"' in head:
-            return None, None
+            return _NO_FACTS
 
     found = _HeadParser()
     found.feed(_decode(relevant_tags(head, markers), head))
@@ -166,6 +204,16 @@ def check_built_page(
         base = _resolve(url, found.base_href) or url
     page_key = comparable_url(url)
 
+    modified: tuple[str, ...] = ()
+    if dates:
+        modified = tuple(found.dates[name] for name in HEAD_DATE_PROPERTIES if name in found.dates)
+        if b"datemodified" in lowered:
+            modified += json_ld_modified(head)
+    declared: tuple[tuple[str, str], ...] = ()
+    if alternates and found.hreflang_links:
+        pairs = ((code, _resolve(base, href)) for code, href in found.hreflang_links)
+        declared = tuple((code, target) for code, target in pairs if target is not None)
+
     canonical_target = None
     if canonical and found.canonical_hrefs:
         resolved = (_resolve(base, href) for href in found.canonical_hrefs)
@@ -176,16 +224,52 @@ def check_built_page(
         if len(keys) == 1 and page_key not in keys:
             canonical_target = min(targets)
 
+    reason = None
     if noindex and found.noindex:
-        return "noindex", canonical_target
-    if redirects and found.refresh_target is not None:
+        reason = "noindex"
+    elif redirects and found.refresh_target is not None:
         target = _resolve(base, found.refresh_target)
         # A refresh to the page itself is a timed reload, not a redirect.
         if target is not None and comparable_url(target) != page_key:
-            return "redirect", canonical_target
-    if canonical_target is not None:
-        return "canonical", canonical_target
-    return None, None
+            reason = "redirect"
+    if reason is None and canonical_target is not None:
+        reason = "canonical"
+    return HeadFacts(reason, canonical_target, modified, declared)
+
+
+_LD_JSON_OPEN = re.compile(rb"<script\b[^>]*application/ld\+json[^>]*>", re.IGNORECASE)
+_SCRIPT_CLOSE = re.compile(rb"</script", re.IGNORECASE)
+
+
+def json_ld_modified(head: bytes) -> tuple[str, ...]:
+    """The ``dateModified`` values of the JSON-LD blocks in ``head``: of the top
+    object first, then of the ``@graph`` nodes (as Yoast and other SEO plugins
+    write them), a web page or article node before the others."""
+    found: list[str] = []
+    for opening in _LD_JSON_OPEN.finditer(head):
+        closing = _SCRIPT_CLOSE.search(head, opening.end())
+        body = head[opening.end() : closing.start() if closing else len(head)]
+        try:
+            data = json.loads(body.decode("utf-8", errors="replace"))
+        except ValueError:
+            continue  # broken JSON: crawlers pass over it too
+        for node in data if isinstance(data, list) else [data]:
+            if not isinstance(node, dict):
+                continue
+            if isinstance(node.get("dateModified"), str):
+                found.append(node["dateModified"])
+            graph = node.get("@graph")
+            if isinstance(graph, list):
+                nodes = [n for n in graph if isinstance(n, dict) and isinstance(n.get("dateModified"), str)]
+                nodes.sort(key=lambda n: not _is_page_node(n))
+                found += [n["dateModified"] for n in nodes]
+    return tuple(found)
+
+
+def _is_page_node(node: dict) -> bool:
+    kinds = node.get("@type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    return any(isinstance(k, str) and (k.endswith("Page") or k.endswith("Article") or k == "BlogPosting") for k in kinds)
 
 
 def _read_head(path: Path | str) -> bytes:
@@ -241,37 +325,6 @@ def _utf16_head(fd: int, start: bytes) -> bytes:
     return head if end is None else head[: end.start()]
 
 
-def comparable_url(url: str) -> str:
-    """``url`` spelled so that two spellings of one address compare equal.
-
-    See the module docstring for what counts as the same address.
-    """
-    try:
-        parts = urlsplit(url.strip(_HTML_WHITESPACE))
-        port = parts.port
-    except ValueError:
-        # Unparsable (bad port, broken IPv6 literal): compare the URL as written
-        # rather than fail the build.
-        return url
-    scheme = parts.scheme.lower()
-    host = parts.hostname or ""
-    if host and not host.isascii():
-        try:
-            host = host.encode("idna").decode("ascii")
-        except UnicodeError:
-            pass
-    netloc = host
-    if parts.username is not None or parts.password is not None:
-        netloc = parts.netloc.rpartition("@")[0] + "@" + host
-    if port is not None and port != _DEFAULT_PORTS.get(scheme):
-        netloc += f":{port}"
-    path = _remove_dot_segments(normalise_percent_encoding(parts.path)) or "/"
-    if path.endswith(_INDEX_FILES):
-        path = path[: path.rindex("/") + 1]
-    query = normalise_percent_encoding(parts.query)
-    return urlunsplit((scheme, netloc, path, query, ""))
-
-
 class _HeadParser(HTMLParser):
     """Collects what the checks need from a page head, nothing else."""
 
@@ -281,6 +334,9 @@ class _HeadParser(HTMLParser):
         self.canonical_hrefs: list[str] = []
         self.refresh_target: str | None = None
         self.base_href: str | None = None
+        # The first of each HEAD_DATE_PROPERTIES, and the hreflang links in order.
+        self.dates: dict[str, str] = {}
+        self.hreflang_links: list[tuple[str, str]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in ("meta", "link", "base"):
@@ -291,8 +347,13 @@ class _HeadParser(HTMLParser):
             self._meta(values)
         elif tag == "link":
             rel, href = values.get("rel"), values.get("href")
-            if rel and href is not None and "canonical" in rel.lower().split():
-                self.canonical_hrefs.append(href)
+            if rel and href is not None:
+                rels = rel.lower().split()
+                if "canonical" in rels:
+                    self.canonical_hrefs.append(href)
+                hreflang = values.get("hreflang")
+                if "alternate" in rels and hreflang:
+                    self.hreflang_links.append((hreflang.strip(_HTML_WHITESPACE), href))
         else:
             href = values.get("href")
             # Only the first <base href> counts (HTML standard, "frozen base URL").
@@ -304,6 +365,10 @@ class _HeadParser(HTMLParser):
         if content is None:
             return
         name = (values.get("name") or "").strip(_HTML_WHITESPACE).lower()
+        # Open Graph is written with property=; some themes use name= for it.
+        kind = (values.get("property") or "").strip(_HTML_WHITESPACE).lower() or name
+        if kind in HEAD_DATE_PROPERTIES and kind not in self.dates:
+            self.dates[kind] = content.strip(_HTML_WHITESPACE)
         if name in _ROBOTS_META_NAMES:
             directives = _DIRECTIVE_SEPARATORS.split(content.lower())
             if _NOINDEX_DIRECTIVES.intersection(directives):
@@ -364,19 +429,9 @@ def refresh_url(content: str) -> str | None:
 
 
 def _resolve(base: str, href: str) -> str | None:
-    """``href`` made absolute against ``base``; None unless it is an http(s) URL.
-
-    A canonical or refresh URL that is unparsable or not a web address
-    ("mailto:", "javascript:") is a mistake crawlers pass over, so it counts as
-    absent rather than failing the build.
-    """
-    try:
-        target = urljoin(base, _strip_url(href))
-        if urlsplit(target).scheme.lower() in _DEFAULT_PORTS:
-            return target
-    except ValueError:
-        pass
-    return None
+    """``href`` made absolute against ``base``; None unless it is an http(s) URL
+    (a canonical or refresh URL that is not one is a mistake crawlers pass over)."""
+    return resolve_web_reference(base, _strip_url(href))
 
 
 def _strip_url(value: str) -> str:
@@ -427,21 +482,3 @@ def _decode(tags: bytes, head: bytes) -> str:
         except LookupError:
             pass
     return tags.decode("utf-8", errors="replace")
-
-
-def _remove_dot_segments(path: str) -> str:
-    # RFC 3986 section 5.2.4, applied to absolute URLs too: urljoin resolves
-    # "." and ".." only in relative references.
-    if "." not in path:
-        return path
-    segments = path.split("/")
-    output: list[str] = []
-    for segment in segments:
-        if segment == "..":
-            if len(output) > 1:
-                output.pop()
-        elif segment != ".":
-            output.append(segment)
-    if segments[-1] in (".", ".."):
-        output.append("")
-    return "/".join(output)

@@ -6,8 +6,7 @@ page of a shallow CI clone, and checkout (or 1970) file times on CI and Nix. Thi
 module returns a date only when it is the real last change, and ``None`` (omit
 ``<lastmod>``) with one :class:`Notice` saying how to fix it otherwise.
 
-It also normalises front-matter dates (:func:`parse_lastmod`) and renders W3C
-Datetime (:func:`format_lastmod`) for the encoder.
+Front-matter dates and W3C Datetime are :mod:`sitemapkit.dates`' business.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from typing import IO
 from .errors import ConfigError
 from .model import LASTMOD_SOURCES, Notice
 
-__all__ = ["NOTICE_CODE", "LastmodResult", "format_lastmod", "parse_lastmod", "resolve_lastmods"]
+__all__ = ["NOTICE_CODE", "LastmodResult", "resolve_lastmods"]
 
 #: The code of every notice this module gives (Sphinx: ``sitemapkit.lastmod``).
 NOTICE_CODE = "lastmod"
@@ -86,102 +85,6 @@ def resolve_lastmods(sources: Iterable[Path], mode: str = "auto") -> LastmodResu
         notices.append(mtime_notice)
     # Callers get their paths back in the order they gave them.
     return LastmodResult({p: dates.get(p) for p in paths}, notices)
-
-
-# ---- front-matter dates and W3C Datetime -----------------------------------------
-
-# W3C Datetime (https://www.w3.org/TR/NOTE-datetime) as sitemaps.org accepts it:
-# a full date, optionally a time of hh:mm[:ss[.s]] and a zone (Z or +hh:mm). A space
-# instead of "T", a missing zone (taken as UTC) and +hhmm are accepted because YAML
-# and people write them.
-_DATETIME = re.compile(
-    r"""
-    (?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})
-    (?:
-        [Tt\ ]
-        (?P<hour>\d{2}):(?P<minute>\d{2})
-        (?::(?P<second>\d{2})(?:[.,]\d+)?)?
-        \ ?
-        (?P<zone>[Zz]|[+-]\d{2}(?::?\d{2})?)?
-    )?
-    """,
-    # ASCII: int() would also read other scripts' digits, which no date format uses.
-    re.VERBOSE | re.ASCII,
-)
-
-_EXPECTED = "a date like 2024-05-01, 2024-05-01 10:00 or 2024-05-01T10:00:00+02:00"
-
-
-def parse_lastmod(value: object) -> dt.date | dt.datetime:
-    """A front-matter date as a ``date`` or a timezone-aware ``datetime``.
-
-    Dates without a time stay dates; naive datetimes are taken as UTC; times are
-    cut to whole seconds, the precision the sitemap is written with. Raises
-    ``ValueError`` naming the value for anything else.
-    """
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is None or value.utcoffset() is None:
-            value = value.replace(tzinfo=_UTC)
-        return value.replace(microsecond=0)
-    if isinstance(value, dt.date):
-        return value
-    if not isinstance(value, str):
-        raise ValueError(f"lastmod {value!r} is a {type(value).__name__}, not a date: expected {_EXPECTED}")
-    text = value.strip()
-    match = _DATETIME.fullmatch(text)
-    if not match:
-        raise ValueError(f"lastmod {value!r} is not a date: expected {_EXPECTED}")
-    part = match.groupdict()
-    try:
-        day = dt.date(int(part["year"]), int(part["month"]), int(part["day"]))
-        if part["hour"] is None:
-            return day
-        zone = _parse_zone(part["zone"])
-        return dt.datetime(
-            day.year,
-            day.month,
-            day.day,
-            int(part["hour"]),
-            int(part["minute"]),
-            int(part["second"] or 0),
-            tzinfo=zone,
-        )
-    except ValueError as error:
-        # datetime's own words ("month must be in 1..12") name the bad field.
-        raise ValueError(f"lastmod {value!r} is not a valid date: {error}") from None
-
-
-def _parse_zone(text: str | None) -> dt.timezone:
-    if text is None or text in ("Z", "z"):
-        return _UTC
-    sign = -1 if text[0] == "-" else 1
-    digits = text[1:].replace(":", "")
-    hours, minutes = int(digits[:2]), int(digits[2:] or 0)
-    if hours > 23 or minutes > 59:
-        raise ValueError(f"time zone offset {text} is out of range")
-    return dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes))
-
-
-def format_lastmod(value: object) -> str:
-    """W3C Datetime for ``<lastmod>``: ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ss+HH:MM``.
-
-    Accepts whatever :func:`parse_lastmod` accepts. Datetimes keep their own offset
-    (UTC prints as +00:00); an offset with seconds, which W3C Datetime cannot
-    express, is converted to UTC.
-    """
-    moment = parse_lastmod(value)
-    if not isinstance(moment, dt.datetime):
-        return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
-    offset = moment.utcoffset() or dt.timedelta(0)
-    if offset % dt.timedelta(minutes=1):
-        moment, offset = moment.astimezone(_UTC), dt.timedelta(0)
-    sign = "-" if offset < dt.timedelta(0) else "+"
-    offset_minutes = abs(offset) // dt.timedelta(minutes=1)
-    return (
-        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
-        f"T{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}"
-        f"{sign}{offset_minutes // 60:02d}:{offset_minutes % 60:02d}"
-    )
 
 
 # ---- git -------------------------------------------------------------------------

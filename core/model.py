@@ -15,6 +15,7 @@ from typing import Any, Literal, Union
 from urllib.parse import urlsplit
 
 from .errors import ConfigError
+from .languages import language_tag
 
 # sitemaps.org/protocol.html, "Sitemap file location" and "Using Sitemap index files":
 # "Each Sitemap file that you provide must have no more than 50,000 URLs".
@@ -170,8 +171,8 @@ class Options:
                 raise ConfigError(name, f"{getattr(self, name)!r} must be true or false")
         if self.robots_txt is not None and not isinstance(self.robots_txt, bool):
             raise ConfigError("robots_txt", f"{self.robots_txt!r} must be true, false or unset")
-        if self.x_default is not None and not isinstance(self.x_default, str):
-            raise ConfigError("x_default", f"{self.x_default!r} must be a language code")
+        if self.x_default is not None and language_tag(self.x_default) is None:
+            raise ConfigError("x_default", f"{self.x_default!r} is not a language tag (such as en, pt-BR or en-x-test)")
         if self.stylesheet_template is not None and (
             not isinstance(self.stylesheet_template, str) or not Path(self.stylesheet_template).is_dir()
         ):

@@ -108,6 +108,17 @@ def remove_stale(folder: Path, filename: str, keep: Iterable[str]) -> list[str]:
     return removed
 
 
+def remove_files(folder: Path, names: Iterable[str]) -> list[str]:
+    """Delete the plain files ``names`` of ``folder`` that exist; return those removed."""
+    removed = []
+    for name in names:
+        path = Path(folder) / name
+        if "/" not in name and path.is_file():
+            os.unlink(path)
+            removed.append(name)
+    return removed
+
+
 def read_text(path: Path) -> str | None:
     """A text file's content, or None when it does not exist."""
     try:

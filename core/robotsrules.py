@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import re
 
+from .urls import normalise_percent_encoding
+
 # Google's robots.txt parser accepts these spellings (robots.cc, KeyIsDisallow
 # and KeyIsUserAgent); RFC 9309 names only the first of each.
 _USER_AGENT_FIELDS = frozenset({"user-agent", "useragent", "user agent"})
@@ -43,34 +45,7 @@ _DISALLOW_FIELDS = frozenset({"disallow", "dissallow", "dissalow", "disalow", "d
 # would also split at form feeds and U+2028). robots.py and check.py use it too.
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-# Characters a URI may hold literally (RFC 3986 section 2: unreserved and
-# reserved) plus "%", which starts an escape.
-_URI_CHARACTERS = "A-Za-z0-9\\-._~:/?#\\[\\]@!$&'()*+,;=%"
-_NEEDS_NO_WORK = re.compile(r"[A-Za-z0-9\-._~/:@!&'()+,;=?\[\]#$*]*").fullmatch
-_ESCAPE_OR_FOREIGN = re.compile(rf"%([0-9A-Fa-f]{{2}})|%|[^{_URI_CHARACTERS}]")
-
 _ROBOTS_TXT = "/robots.txt"
-
-
-def normalise_percent_encoding(text: str) -> str:
-    """``text`` (a URL path, query or pattern) in one percent-encoding spelling.
-
-    Escapes of unreserved characters are decoded, other escapes get upper-case
-    hex digits, and anything a URI cannot hold literally (non-ASCII, spaces,
-    ``"<>\\^`{|}``, a ``%`` that starts no escape) is encoded as UTF-8.
-    """
-    if _NEEDS_NO_WORK(text):
-        return text
-    return _ESCAPE_OR_FOREIGN.sub(_normalise_match, text)
-
-
-def _normalise_match(match: re.Match[str]) -> str:
-    hex_digits = match.group(1)
-    if hex_digits is not None:
-        character = chr(int(hex_digits, 16))
-        return character if character in _UNRESERVED else "%" + hex_digits.upper()
-    return "".join(f"%{byte:02X}" for byte in match.group(0).encode("utf-8", "surrogatepass"))
 
 
 class _Pattern:

@@ -32,9 +32,10 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from .build import build_site, prepare, select_page, write_sitemaps
+from .build import _head_date, build_site, prepare, select_page, write_sitemaps
 from .encoder import EncodeResult, ShardPlanner, _Formatter, encode_entries
 from .errors import SitemapkitError
+from .htmlcheck import HeadFacts
 from .lastmod import _EXAMPLES, _GitRefused, _find_repo, file_times_notice, flat_file_times, trusted_file_time
 from .model import Excluded, Notice, Options, Page, Report
 from .robotsrules import RobotsRules
@@ -50,7 +51,7 @@ PAGE_SUFFIXES = (".html", ".htm")
 CHUNK_PAGES = 1024
 
 # Where each listed page's bytes split: "LOC\0" + its walk position in this many
-# bytes + its entry.
+# bytes + 1 when its lastmod is its file time (else 0) + its entry.
 _ORDER_BYTES = 5
 _LASTMOD_ELEMENT = re.compile(rb"<lastmod>[^<]*</lastmod>")
 _UTC = dt.timezone.utc
@@ -115,11 +116,11 @@ class _Found:
     """Pages checked: a chunk's in a worker, then the whole site's here."""
 
     __slots__ = ("listed", "excluded", "notices", "plausible", "common", "plausible_names", "too_old_names",
-                 "too_old_count")
+                 "too_old_count", "alternates")
 
     def __init__(self) -> None:
         #: One per page that may be listed: its sitemap loc, NUL, its walk
-        #: position, its entry (see _ORDER_BYTES).
+        #: position, whether it is dated by its file time, its entry (see _ORDER_BYTES).
         self.listed: list[bytes] = []
         self.excluded: list[Excluded] = []
         #: Each with the loc its page was given, to put them in page order.
@@ -133,6 +134,8 @@ class _Found:
         self.plausible_names: list[str] = []
         self.too_old_names: list[str] = []
         self.too_old_count = 0
+        #: Whether a page's head declares hreflang alternates.
+        self.alternates = False
 
     def dated(self, name: str, stamp: int, plausible: bool) -> None:
         """A listed page ``name`` has the file time ``stamp``."""
@@ -161,6 +164,7 @@ class _Found:
         self.plausible_names += chunk.plausible_names
         self.too_old_names += chunk.too_old_names
         self.too_old_count += chunk.too_old_count
+        self.alternates = self.alternates or chunk.alternates
         self.trim()
 
 
@@ -191,10 +195,25 @@ def _check_chunk(names: list[str], first: int) -> _Found:
     result = EncodeResult()
     formatter = _Formatter(options, scope, result)
     found = _Found()
+    heads: dict[str, HeadFacts] = {}
     for position, name in enumerate(names, first):
         path = base + name
-        lastmod = stamp = None
-        if dated:
+        page = Page(page_url(name), source=path, output=path)
+        noticed = len(report.notices)
+        loc, may_list = select_page(page, scope, options, rules, report, heads)
+        if len(report.notices) > noticed:
+            found.notices += [(page.loc, notice) for notice in report.notices[noticed:]]
+        facts = heads.pop(loc, None) if heads else None
+        if facts is not None and facts.alternates:
+            # Checked across pages (every version must name the same group):
+            # build_site's to do.
+            found.alternates = True
+        if not may_list:
+            continue
+        # build_site's order: a date the head declares, else the file time.
+        lastmod = _head_date(facts) if dated and facts is not None else None
+        stamp = None
+        if dated and lastmod is None:
             try:
                 stamp = int(os.stat(path).st_mtime)
             except OSError:
@@ -202,13 +221,8 @@ def _check_chunk(names: list[str], first: int) -> _Found:
             else:
                 if trusted_file_time(stamp):
                     lastmod = dt.datetime.fromtimestamp(stamp, _UTC)
-        page = Page(page_url(name), lastmod=lastmod, source=path, output=path)
-        noticed = len(report.notices)
-        loc, may_list = select_page(page, scope, options, rules, report)
-        if len(report.notices) > noticed:
-            found.notices += [(page.loc, notice) for notice in report.notices[noticed:]]
-        if not may_list:
-            continue
+        if lastmod is not None:
+            page = Page(page.loc, lastmod=lastmod, source=path, output=path)
         # Each page on its own: duplicates are found across chunks, below.
         formatter.previous = None
         entry = formatter.entry(page)
@@ -217,9 +231,11 @@ def _check_chunk(names: list[str], first: int) -> _Found:
         if not planner.fits_alone(entry):
             result.excluded.append(Excluded(page.loc, "too long"))
             continue
-        found.listed.append(loc.encode("ascii") + b"\0" + position.to_bytes(_ORDER_BYTES, "big") + entry)
+        by_file_time = b"\1" if stamp is not None and lastmod is not None else b"\0"
+        order = position.to_bytes(_ORDER_BYTES, "big")
+        found.listed.append(loc.encode("ascii") + b"\0" + order + by_file_time + entry)
         if stamp is not None:
-            found.dated(name, stamp, lastmod is not None)
+            found.dated(name, stamp, trusted_file_time(stamp))
     found.excluded = report.excluded + result.excluded
     return found.trim()
 
@@ -321,10 +337,13 @@ def build_folder(
 
     listed = found.listed
     listed.sort()
-    if options.lastmod != "none" and (_has_duplicates(listed) or any(e.reason == "too long" for e in found.excluded)):
-        # Two pages with one URL, or a page too long to list: build_site dates only
-        # the pages it lists, and so decides whether file times are believable
-        # without the others. Rare enough to take its path.
+    if found.alternates or (
+        options.lastmod != "none" and (_has_duplicates(listed) or any(e.reason == "too long" for e in found.excluded))
+    ):
+        # Pages declaring hreflang alternates (each group is checked across its
+        # pages); or two pages with one URL, or a page too long to list (build_site
+        # dates only the pages it lists, and so decides whether file times are
+        # believable without the others): build_site's path.
         del listed[:]
         return _build_site(site_dir, options)
     report.excluded += found.excluded
@@ -345,7 +364,7 @@ def build_folder(
     # Taken from the end, each page's bytes freed once its entry is encoded.
     listed.reverse()
 
-    def entries() -> Iterator[tuple[bytes, str, bytes]]:
+    def entries() -> Iterator[tuple[bytes, str, bytes, bool]]:
         previous = None
         while listed:
             item = listed.pop()
@@ -355,11 +374,11 @@ def build_folder(
                 report.excluded.append(Excluded(loc.decode("ascii"), "duplicate"))
                 continue
             previous = loc
-            entry = item[cut + 1 + _ORDER_BYTES:]
-            if flat:
+            entry = item[cut + 2 + _ORDER_BYTES:]
+            if flat and item[cut + 1 + _ORDER_BYTES] == 1:
                 # One moment's file times are no page's last change.
                 entry = _LASTMOD_ELEMENT.sub(b"", entry)
-            yield entry, loc.decode("ascii"), loc
+            yield entry, loc.decode("ascii"), loc, False
 
     return write_sitemaps(lambda result: encode_entries(entries(), options, result), options, output_dir, report,
                           scope, robots_text)

@@ -24,16 +24,21 @@ import os
 import operator
 import re
 import stat
+import xml.sax.saxutils
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from . import publish
+from .dates import FIXED_WIDTH_FORMS
 from .errors import UrlError
 from .model import MAX_LOC_LENGTH, Excluded, Options, Page
 from .encoder import (
     EncodeResult,
+    LOC_CLOSE,
+    URL_OPEN,
+    EntryParts,
     Sequencer,
     ShardPlanner,
     SitemapFile,
@@ -42,37 +47,51 @@ from .encoder import (
     _newest_of,
     finish,
 )
-from .urls import Scope
+from .urls import (
+    CONTROL_RANGES,
+    DOT_SEGMENT_MARKS,
+    SLASH_DOT_SEGMENT,
+    LONE_PERCENT,
+    PLAIN_BYTES,
+    SCHEME,
+    URI_PLAIN_CLASS,
+    XML_ESCAPES,
+    Scope,
+    utf8_pattern,
+)
 
 # Lines per process hand-off: big enough to hold several shards (so most shards
 # are made where the block is), small enough to keep each process's memory flat.
 BLOCK_BYTES = 1 << 20
 
-# RFC 3986 characters that need no percent-encoding in a path or query, plus the
-# tab and line break that structure the input.
-_PLAIN = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%\t\n"
-_NEEDS_ENCODING = re.compile(rb"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%\t\n]+")
-_LONE_PERCENT = re.compile(rb"%(?![0-9A-Fa-f]{2})")
-_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
-_DOT_SEGMENT = re.compile(rb"/\.\.?(?=[/?\t\n])")
-_ABSOLUTE_LINE = re.compile(rb"(?m)^(?:/|[A-Za-z][A-Za-z0-9+.-]*://)")
+# Every byte pattern below is derived from the one definition of what a URL may
+# hold (sitemapkit.urls) and of the dates the protocol takes (sitemapkit.dates):
+# a line the quick path formats is one the careful path writes the same way.
 
-# The dates the quick path takes, each a fixed width, so a look-behind from the
-# line break recognises a dated line in C: YYYY-MM-DD, or a time to the second in
-# UTC ("Z") or with an offset. Other W3C forms take the careful path. The day is
-# checked against the calendar here too (no 2023-02-29, no year 0), so no date is
-# ever parsed one by one.
-_YEAR = rb"(?:[1-9]\d{3}|0[1-9]\d\d|00[1-9]\d|000[1-9])"
-_LEAP_YEAR = rb"(?:\d\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
-_DAY = (
-    rb"(?:" + _YEAR + rb"-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)"
-    rb"|(?:0[13578]|1[02])-31)|" + _LEAP_YEAR + rb"-02-29)"
-)
-_TIME = rb"T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d"
+# What a line may hold as it is, plus the tab and line break that structure the input.
+_PLAIN = PLAIN_BYTES + b"\t\n"
+_NEEDS_ENCODING = re.compile(b"[^" + URI_PLAIN_CLASS.encode("ascii") + b"%\t\n]+")
+_LONE_PERCENT = re.compile(LONE_PERCENT.encode("ascii"))
+# Control characters in UTF-8 (C1 ones are two bytes), but the tab and line break.
+_CONTROL = re.compile(utf8_pattern(CONTROL_RANGES, allowed=b"\t\n"))
+# Lines start with the base URL, so a dot segment always follows a "/".
+_DOT_SEGMENT = re.compile(SLASH_DOT_SEGMENT.encode("ascii"))
+_DOT_SEGMENT_MARKS = [mark.encode("ascii") for mark in DOT_SEGMENT_MARKS]
+_ABSOLUTE_LINE = re.compile(b"(?m)^(?:/|" + SCHEME.encode("ascii") + b")")
+# The XML escapes a percent-encoded URL can need (the others' characters are encoded).
+_ESCAPES = [(c.encode("ascii"), e.encode("ascii")) for c, e in XML_ESCAPES.items() if c.encode("ascii") in _PLAIN]
+# A UTF-8 byte order mark: not part of the first URL.
+_BOM = b"\xef\xbb\xbf"
+
+# The dates the quick path takes, each of a fixed width, so a look-behind from the
+# line break recognises a dated line in C. The day is checked against the calendar
+# there too (no 2023-02-29, no year 0), so no date is ever parsed one by one; other
+# W3C forms take the careful path.
 _DATED_LINE_END = re.compile(
-    rb"\n(?:(?<=\t" + _DAY + rb"\n)|(?<=\t" + _DAY + _TIME + rb"Z\n)|(?<=\t" + _DAY + _TIME
-    + rb"[+-](?:[01]\d|2[0-3]):[0-5]\d\n))"
+    b"\n(?:" + b"|".join(b"(?<=\t" + form.encode("ascii") + b"\n)" for form in FIXED_WIDTH_FORMS) + b")"
 )
+# The longest of those dates.
+_LONGEST_DATE = len("0000-00-00T00:00:00+00:00")
 # Deleting these leaves a block's line breaks and the bytes that need encoding.
 _PLAIN_BUT_BREAKS = _PLAIN.replace(b"\n", b"")
 
@@ -85,14 +104,16 @@ def _percent(match: re.Match[bytes]) -> bytes:
 class PlainBlock(NamedTuple):
     """A block formatted by the quick path."""
 
-    #: The ``<url>`` entries, each followed by a line break.
+    #: The entries (``<url>`` elements, or locs in the text form), each followed
+    #: by a line break.
     body: bytes
     #: Each entry's loc as encoded, before XML escaping (what shard boundaries hash).
     locs: list[bytes]
     #: crc32 of each loc.
     hashes: list[int]
-    #: Each entry's lastmod as written; empty when it has none.
+    #: Each entry's lastmod as written; empty when it has none (always, in the text form).
     dates: list[bytes]
+    text: bool = False
 
     def entries(self) -> list[bytes]:
         return self.body[:-1].split(b"\n")
@@ -106,18 +127,28 @@ class PlainBlock(NamedTuple):
         found, start = [], 0
         for index in indexes:
             loc = self.locs[index]
-            if b"&" in loc or b"'" in loc:
-                loc = loc.replace(b"&", b"&amp;").replace(b"'", b"&apos;")
-            start = self.body.index(b"<url><loc>" + loc + b"</loc>", start)
+            if self.text:
+                start = 0 if index == 0 else self.body.index(b"\n" + loc + b"\n", max(start - 1, 0)) + 1
+            else:
+                for char, entity in _ESCAPES:
+                    if char in loc:
+                        loc = loc.replace(char, entity)
+                start = self.body.index(_URL_OPEN + loc + _LOC_CLOSE, start)
             found.append(start)
             start += 1
         return found
 
 
-def plain_block(block: bytes, prefix: bytes) -> PlainBlock | None:
+_URL_OPEN = URL_OPEN.encode("ascii")
+_LOC_CLOSE = LOC_CLOSE.encode("ascii")
+_XML_PARTS = EntryParts.of(Options(base_url="https://example.org/"))
+
+
+def plain_block(block: bytes, prefix: bytes, parts: EntryParts = _XML_PARTS) -> PlainBlock | None:
     """A block of ``URL[<TAB>DATE]`` lines formatted, or None when a line needs
     the careful path (other hosts, dot segments, fragments, comments, blank or
-    overlong lines, control characters, other date forms, repeated URLs).
+    overlong lines, control characters, other date forms, repeated URLs, bytes
+    that are not UTF-8).
 
     Everything here runs as whole-block byte operations or C-level maps: no
     Python code runs per line, which is what makes a million URLs cheap.
@@ -132,7 +163,7 @@ def plain_block(block: bytes, prefix: bytes) -> PlainBlock | None:
     # Every line starts with the prefix, so none is blank.
     if block.count(b"\n" + prefix) != block.count(b"\n") - 1:
         return None
-    if b"#" in block or (b"/." in block and _DOT_SEGMENT.search(block)):
+    if b"#" in block or (any(map(block.__contains__, _DOT_SEGMENT_MARKS)) and _DOT_SEGMENT.search(block)):
         return None
     if b"%" in block:
         block = _LONE_PERCENT.sub(b"%25", block)
@@ -147,7 +178,10 @@ def plain_block(block: bytes, prefix: bytes) -> PlainBlock | None:
         needy = list(itertools.compress(itertools.count(), marks))
         odd_lines = b"\n".join(map(lines.__getitem__, needy))
         if not unusual.isascii():
-            odd_lines.decode("utf-8")  # raises on bytes that are not UTF-8
+            try:
+                odd_lines.decode("utf-8")
+            except UnicodeDecodeError:
+                return None  # the careful path names the line
         encoded = _NEEDS_ENCODING.sub(_percent, odd_lines).split(b"\n")
         for i, line in zip(needy, encoded):
             lines[i] = line
@@ -170,23 +204,35 @@ def plain_block(block: bytes, prefix: bytes) -> PlainBlock | None:
     if max(map(len, locs)) > MAX_LOC_LENGTH or any(map(operator.eq, locs, itertools.islice(locs, 1, None))):
         return None  # too long, or listed twice in a row: the careful path reports it
     hashes = list(map(zlib.crc32, locs))
-    if b"&" in body:
-        body = body.replace(b"&", b"&amp;")
-    if b"'" in body:
-        body = body.replace(b"'", b"&apos;")
+    if parts.text:
+        # "one URL per line ... must not contain anything else": dates go unused.
+        return PlainBlock(b"\n".join(locs) + b"\n", locs, hashes, [b""] * len(locs), True)
+    for char, entity in _ESCAPES:
+        if char in body:
+            body = body.replace(char, entity)
     body = (
-        b"<url><loc>"
-        + body.replace(b"\t", b"</loc><lastmod>")
-        .replace(b"\n", b"</loc></url>\n<url><loc>")
-        .replace(b"\x02", b"</lastmod></url>\n<url><loc>")
+        parts.opening
+        + body.replace(b"\t", parts.lastmod_opening)
+        .replace(b"\n", parts.undated_closing + b"\n" + parts.opening)
+        .replace(b"\x02", parts.dated_closing + b"\n" + parts.opening)
     )
-    return PlainBlock(body[: -len(b"<url><loc>")], locs, hashes, dates)
+    return PlainBlock(body[: -len(parts.opening)], locs, hashes, dates)
 
 
-def plain_block_entries(block: bytes, prefix: bytes) -> tuple[list[bytes], list[int]] | None:
-    """The quick path's ``<url>`` entries and their locs' crc32 (see :func:`plain_block`)."""
-    plain = plain_block(block, prefix)
+def plain_block_entries(block: bytes, prefix: bytes, parts: EntryParts = _XML_PARTS) -> tuple[list[bytes], list[int]] | None:
+    """The quick path's entries and their locs' crc32 (see :func:`plain_block`)."""
+    plain = plain_block(block, prefix, parts)
     return None if plain is None else (plain.entries(), plain.hashes)
+
+
+class _LineError(Exception):
+    """Line ``index`` (counted from 0 in its block) cannot be listed: ``message``
+    says why. Raised in a worker; the main process names the line."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(index, message)
+        self.index = index
+        self.message = message
 
 
 class _BlockFormatter:
@@ -197,19 +243,20 @@ class _BlockFormatter:
         self.scope = Scope(options.base_url)
         self.prefix = self.scope.prefix.encode("ascii")
         self.planner = ShardPlanner(options)
-        # The quick path writes exactly what _Formatter writes for plain lines.
-        self.quick = options.format == "xml" and options.changefreq is None and options.priority is None
+        self.parts = EntryParts.of(options)
+        # The longest entry but its loc: a dated one.
+        self.frame = len(self.parts.opening) + len(self.parts.lastmod_opening) + _LONGEST_DATE + max(
+            len(self.parts.dated_closing), len(self.parts.undated_closing)
+        )
 
     def plain(self, block: bytes) -> PlainBlock | None:
         """The block through the quick path, when it can take it."""
-        if not self.quick:
-            return None
-        plain = plain_block(block, self.prefix)
+        plain = plain_block(block, self.prefix, self.parts)
         if plain is None:
             return None
         # The longest entry an escaped loc of this length can make (each & and '
         # grows to six bytes at most); only tiny test limits measure them all.
-        longest = 6 * max(map(len, plain.locs)) + len(b"<url><loc></loc><lastmod>0000-00-00T00:00:00+00:00</lastmod></url>")
+        longest = 6 * max(map(len, plain.locs)) + self.frame
         if self.planner.fits_one_file(1, longest + 1, False) or self.planner.fits_one_file(1, max(map(len, plain.entries())) + 1, False):
             return plain
         return None  # an entry too long for one file: the careful path reports it
@@ -220,12 +267,19 @@ class _BlockFormatter:
             return plain.entries(), plain.hashes
         formatter = _Formatter(self.options, self.scope, result)
         entries, hashes = [], []
-        for line in block.decode("utf-8").split("\n"):
+        try:
+            text = block.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise _LineError(block.count(b"\n", 0, error.start), f"not UTF-8 text ({error.reason})") from None
+        for index, line in enumerate(text.split("\n")):
             line = line.rstrip("\r")
             if not line or line.startswith("#"):
                 continue
             url, _, lastmod = line.partition("\t")
-            entry = formatter.entry(Page(url, lastmod=lastmod or None))
+            try:
+                entry = formatter.entry(Page(url, lastmod=lastmod or None))
+            except UrlError as error:
+                raise _LineError(index, str(error)) from None
             if entry is None:
                 continue
             if not self.planner.fits_alone(entry):
@@ -240,10 +294,14 @@ def read_blocks(source: BinaryIO, size: int | None = None) -> Iterator[bytes]:
     """Blocks of whole lines, each ending in a line break."""
     size = size or BLOCK_BYTES
     rest = b""
+    first = True
     while True:
         chunk = source.read(size)
         if not chunk:
             break
+        if first:
+            first = False
+            chunk = chunk.removeprefix(_BOM)
         chunk = rest + chunk
         cut = chunk.rfind(b"\n") + 1
         if cut == 0:
@@ -281,7 +339,9 @@ def read_lines(descriptor: int, start: int, stop: int) -> bytes:
     begin = max(start - 1, 0)
     data = os.pread(descriptor, stop - begin, begin)
     end = begin + len(data)
-    if start > 0:
+    if start == 0:
+        data = data.removeprefix(_BOM)
+    else:
         # The byte before `start` is read too: a line starts after a break.
         first = data.find(b"\n") + 1
         if first == 0:
@@ -334,11 +394,25 @@ class Piece(NamedTuple):
         body = b"\n".join(entries) + b"\n" if entries else b""
         return cls(body, len(entries), _newest_lastmod(body))
 
+    def without_first(self) -> Piece:
+        rest = self.body[self.body.index(b"\n") + 1:]
+        return Piece(rest, self.count - 1, _newest_lastmod(rest))
 
-def _work_on_block(task: bytes | tuple[int, int], threshold: int) -> tuple[Piece, bool, list[SitemapFile], Piece, list[Excluded]]:
-    """In a worker: the entries before the block's first boundary (head), the
-    shards wholly inside it (written here), and the entries from its last
-    boundary on (tail; empty when the block has no boundary)."""
+    def first_entry(self) -> bytes:
+        return self.body[: self.body.index(b"\n")]
+
+    def last_entry(self) -> bytes:
+        return self.body[self.body.rfind(b"\n", 0, len(self.body) - 1) + 1 : -1]
+
+
+def _work_on_block(task: bytes | tuple[int, int], threshold: int) -> tuple[Piece, bool, bool, list[SitemapFile], Piece, list[Excluded]]:
+    """In a worker: the entries before the block's first boundary after its first
+    entry (the lead, and whether its first entry is a boundary), the shards wholly
+    inside the block from there (written here), and the entries from its last
+    boundary on (tail; empty when the lead is the whole block).
+
+    The block's first entry never goes into a shard written here: it may repeat
+    the previous block's last, which only the main process can know."""
     block = _block(task)
     formatter: _BlockFormatter = _worker["formatter"]
     planner = formatter.planner
@@ -348,24 +422,29 @@ def _work_on_block(task: bytes | tuple[int, int], threshold: int) -> tuple[Piece
         result = EncodeResult()
         entries, hashes = formatter.entries(block, result)
         bounds = planner.boundaries(hashes)
+        opens = bool(bounds) and bounds[0] == 0
+        bounds = [b for b in bounds if b > 0]
         if not bounds:
-            return Piece.of_entries(entries), False, [], Piece(b"", 0, None), result.excluded
+            return Piece.of_entries(entries), opens, False, [], Piece(b"", 0, None), result.excluded
         inner = []
         for a, b in zip(bounds, bounds[1:]):
             inner += _write(_worker["folder"], planner.shards(entries[a:b]))
-        return Piece.of_entries(entries[: bounds[0]]), True, inner, Piece.of_entries(entries[bounds[-1]:]), result.excluded
+        lead = Piece.of_entries(entries[: bounds[0]])
+        return lead, opens, True, inner, Piece.of_entries(entries[bounds[-1]:]), result.excluded
     body, dates = plain.body, plain.dates
     bounds = planner.boundaries(plain.hashes)
+    opens = bool(bounds) and bounds[0] == 0
+    bounds = [b for b in bounds if b > 0]
     if not bounds:
-        return Piece(body, len(dates), _newest_of(dates)), False, [], Piece(b"", 0, None), []
+        return Piece(body, len(dates), _newest_of(dates)), opens, False, [], Piece(b"", 0, None), []
     # Shards are cut straight out of the formatted block.
     starts = plain.offsets(bounds)
     inner = []
     for a, b, start, end in zip(bounds, bounds[1:], starts, starts[1:]):
         inner += _write(_worker["folder"], planner.shards_of_body(body[start:end], b - a, _newest_of(dates[a:b])))
-    head = Piece(body[: starts[0]], bounds[0], _newest_of(dates[: bounds[0]]))
+    lead = Piece(body[: starts[0]], bounds[0], _newest_of(dates[: bounds[0]]))
     tail = Piece(body[starts[-1]:], len(dates) - bounds[-1], _newest_of(dates[bounds[-1]:]))
-    return head, True, inner, tail, []
+    return lead, opens, True, inner, tail, []
 
 
 def _format_block(task: bytes | tuple[int, int]):
@@ -425,8 +504,87 @@ def _start_pool(options: Options, folder: Path, descriptor: int | None):
     return pool, workers + 1
 
 
+class _InOrder:
+    """What this process knows of the list, in order: the last URL listed, so that
+    a line repeating it at the start of the next block is left out as the careful
+    path leaves it out inside a block; and where each block starts, to name a line
+    that cannot be listed."""
+
+    def __init__(self, options: Options, source: BinaryIO, descriptor: int | None, result: EncodeResult) -> None:
+        self.text = options.format == "txt"
+        self.result = result
+        self.descriptor = descriptor
+        name = getattr(source, "name", None)
+        self.name = name if isinstance(name, str) and not name.startswith("<") else "standard input"
+        self.origin = 0
+        # Lines in the blocks handed out so far (for a stream; a file is counted
+        # again only when a line is bad).
+        self.lines = 0
+        self.last: bytes | None = None
+
+    def first_line(self, task: bytes | tuple[int, int]) -> int | None:
+        """The number of the block's first line, for a block handed over; counted
+        only on error for a range of the file."""
+        if not isinstance(task, bytes):
+            return None
+        first = self.lines + 1
+        self.lines += task.count(b"\n")
+        return first
+
+    def error(self, error: _LineError, task: bytes | tuple[int, int], first: int | None) -> UrlError:
+        if first is None:
+            start = task[0]  # type: ignore[index]
+            first = 1
+            if start > self.origin:
+                # The lines that start before `start`: the first, and one after each break.
+                position, breaks = self.origin, 0
+                while position < start - 1:
+                    chunk = os.pread(self.descriptor, min(1 << 20, start - 1 - position), position)  # type: ignore[arg-type]
+                    if not chunk:
+                        break
+                    breaks += chunk.count(b"\n")
+                    position += len(chunk)
+                first = breaks + 2
+        return UrlError(f"{self.name} line {first + error.index}: {error.message}")
+
+    def _loc(self, entry: bytes) -> bytes:
+        return entry if self.text else entry[len(_URL_OPEN) : entry.index(_LOC_CLOSE)]
+
+    def _repeat(self, entry: bytes) -> bool:
+        loc = self._loc(entry)
+        if loc != self.last:
+            return False
+        text = loc.decode("ascii")
+        self.result.excluded.append(Excluded(text if self.text else xml.sax.saxutils.unescape(text, _UNESCAPES), "duplicate"))
+        return True
+
+    def entries(self, entries: list[bytes], hashes: list[int]) -> tuple[list[bytes], list[int]]:
+        """A block's entries, less a first one repeating the last URL listed."""
+        if entries and self._repeat(entries[0]):
+            entries, hashes = entries[1:], hashes[1:]
+        if entries:
+            self.last = self._loc(entries[-1])
+        return entries, hashes
+
+    def lead(self, lead: Piece, opens: bool, tail: Piece) -> tuple[Piece, bool]:
+        """A block's lead (see _work_on_block), less a first entry repeating the
+        last URL listed; the entries after it then continue the open run."""
+        if lead.count and self._repeat(lead.first_entry()):
+            lead, opens = lead.without_first(), False
+        last = tail if tail.count else lead
+        if last.count:
+            self.last = self._loc(last.last_entry())
+        return lead, opens
+
+
+_UNESCAPES = {"&apos;": "'", "&quot;": '"'}
+
+
 def write_url_list(source: BinaryIO, options: Options, folder: Path, result: EncodeResult) -> list[SitemapFile]:
-    """Write the sitemaps for a ``URL[<TAB>LASTMOD]`` list into ``folder``."""
+    """Write the sitemaps for a ``URL[<TAB>LASTMOD]`` list into ``folder``.
+
+    Raises :class:`UrlError` naming the first line that cannot be listed (a
+    lastmod that is no date, a control character, bytes that are not UTF-8)."""
     folder = Path(folder)
     formatter = _BlockFormatter(options)
     sequencer = Sequencer(formatter.planner)
@@ -434,20 +592,27 @@ def write_url_list(source: BinaryIO, options: Options, folder: Path, result: Enc
     # Blocks, or for a file the ranges each process reads its blocks from.
     blocks: Iterator = read_blocks(source) if ranges is None else ranges
     descriptor = None if ranges is None else source.fileno()
+    in_order = _InOrder(options, source, descriptor, result)
     # Shard files written (lists) or being written (futures of lists), in site order.
     ordered: list = []
     pool = None
     try:
         first = next(blocks, None)
         second = None if first is None else next(blocks, None)
+        if ranges is not None and first is not None:
+            in_order.origin = first[0]
         if second is None:
             # Most lists are one block: no processes for them.
             if first is not None:
-                block = first if ranges is None else read_lines(descriptor, *first)
-                ordered.append(_write(folder, sequencer.feed(*formatter.entries(block, result))))
+                block = first if ranges is None else read_lines(descriptor, *first)  # type: ignore[arg-type]
+                try:
+                    entries = formatter.entries(block, result)
+                except _LineError as error:
+                    raise in_order.error(error, first, 1) from None
+                ordered.append(_write(folder, sequencer.feed(*entries)))
         else:
             pool, ahead = _start_pool(options, folder, descriptor)
-            _work_in_pool(itertools.chain([first, second], blocks), pool, ahead, sequencer, result, ordered)
+            _work_in_pool(itertools.chain([first, second], blocks), pool, ahead, sequencer, in_order, ordered)
         written = [f for part in ordered for f in (part.result() if isinstance(part, concurrent.futures.Future) else part)]
         sequencer.shards = list(written)
         written += _write(folder, list(finish(sequencer, options, formatter.scope, result)))
@@ -459,7 +624,7 @@ def write_url_list(source: BinaryIO, options: Options, folder: Path, result: Enc
     return written
 
 
-def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, result: EncodeResult, ordered: list) -> None:
+def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, in_order: _InOrder, ordered: list) -> None:
     """Hand the blocks to the pool; collect their shards into ``ordered``.
 
     While the list may still fit one file, workers only format, and this process
@@ -468,27 +633,37 @@ def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, resu
     blocks (a worker writes those too), so that it only reads, hands out and
     keeps count.
     """
-
+    result = in_order.result
     # The run open across blocks once workers cut shards: pieces from each block.
     open_run: list[Piece] = []
 
-    def take(task, future: concurrent.futures.Future) -> None:
+    def take(kind, future: concurrent.futures.Future, task, first_line: int | None) -> None:
         nonlocal open_run
-        if task is _format_block:
-            entries, hashes, excluded = future.result()
+        try:
+            outcome = future.result()
+        except _LineError as error:
+            raise in_order.error(error, task, first_line) from None
+        if kind is _format_block:
+            entries, hashes, excluded = outcome
             result.excluded.extend(excluded)
             # Runs go out as entries: rendering them here would hold a whole
             # file's worth of bytes twice.
-            for run in sequencer.feed_runs(entries, hashes):
+            for run in sequencer.feed_runs(*in_order.entries(entries, hashes)):
                 ordered.append(pool.submit(_write_run, run))
             return
-        head, bounded, inner, tail, excluded = future.result()
+        lead, opens, bounded, inner, tail, excluded = outcome
         result.excluded.extend(excluded)
+        lead, opens = in_order.lead(lead, opens, tail)
         if sequencer.run:
             # The run the formatting phase left open.
             open_run.append(Piece.of_entries(sequencer.run))
             sequencer.run = []
-        open_run.append(head)
+        if opens:
+            # The block's first entry is a boundary: the open run ends before it.
+            if any(piece.count for piece in open_run):
+                ordered.append(pool.submit(_write_pieces, open_run))
+            open_run = []
+        open_run.append(lead)
         if not bounded:
             return
         if any(piece.count for piece in open_run):
@@ -498,10 +673,11 @@ def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, resu
 
     pending: collections.deque = collections.deque()
     for block in blocks:
+        first_line = in_order.first_line(block)
         if sequencer.single:
-            pending.append((_format_block, pool.submit(_format_block, block)))
+            pending.append((_format_block, pool.submit(_format_block, block), block, first_line))
         else:
-            pending.append((_work_on_block, pool.submit(_work_on_block, block, sequencer.planner.threshold)))
+            pending.append((_work_on_block, pool.submit(_work_on_block, block, sequencer.planner.threshold), block, first_line))
         # Results are taken in order, `ahead` blocks behind the newest handed out.
         while len(pending) > ahead:
             take(*pending.popleft())

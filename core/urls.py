@@ -9,26 +9,80 @@ standard for IRIs": IRIs become URIs by UTF-8 percent-encoding, then the XML ent
 from __future__ import annotations
 
 import re
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 from .errors import UrlError
 from .model import MAX_LOC_LENGTH
 
-# RFC 3986 section 2: unreserved, sub-delims, and the gen-delims that may stand in a
-# path, query or fragment (":" "@" "/" "?"). "%" is kept only where it starts a valid
-# %XX triplet, so encoded input is never encoded twice. "#" opens the fragment once.
-_NEEDS_ENCODING = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]|%(?![0-9A-Fa-f]{2})")
-# C0 and C1 controls and DEL: no way to write them that a crawler would read back.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-# "scheme://" marks an absolute URL; a bare "a:b" is a file name here, not a scheme.
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
-_DEFAULT_PORTS = {"http": 80, "https": 443}
+# ---- what a URL may hold: each rule written once -----------------------------------
+# The block path of `sitemapkit generate` (urllist.py) derives its byte patterns
+# from these, so the two paths cannot disagree on a character.
 
-# sitemaps.org "Entity escaping": & ' " > < become &amp; &apos; &quot; &gt; &lt;.
-_XML_ESCAPES = str.maketrans({"&": "&amp;", "'": "&apos;", '"': "&quot;", "<": "&lt;", ">": "&gt;"})
+#: RFC 3986 section 2: unreserved, sub-delims, and the gen-delims that may stand in
+#: a path or query (":" "@" "/" "?"): what a loc holds as it is (a character class
+#: body). "%" is kept only where it starts a valid %XX triplet (LONE_PERCENT), so
+#: encoded input is never encoded twice. "#" opens the fragment once.
+URI_PLAIN_CLASS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?"
+#: A "%" that starts no %XX triplet: it is data, written %25.
+LONE_PERCENT = r"%(?![0-9A-Fa-f]{2})"
+#: Control characters, as code point ranges: C0, DEL and C1 (U+0080 to U+009F,
+#: NEL U+0085 among them). No way to write them that a crawler would read back,
+#: so a URL holding one is refused, wherever it stands.
+CONTROL_RANGES = ((0x00, 0x1F), (0x7F, 0x9F))
+#: "scheme://" marks an absolute URL; a bare "a:b" is a file name here, not a scheme.
+SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
+#: A "." or ".." path segment after its "/", "." also spelled %2E (RFC 3986
+#: section 6.2.2.2), up to the end of the segment (the tab and line break end a
+#: line of a URL list). Every match holds one of DOT_SEGMENT_MARKS, which a
+#: whole-block scan looks for first (a plain substring search is fast).
+SLASH_DOT_SEGMENT = r"/(?:\.|%2[Ee]){1,2}(?=[/?#\t\n]|\Z)"
+DOT_SEGMENT_MARKS = ("/.", "/%2e", "/%2E")
+#: The same at the start of a relative path too.
+DOT_SEGMENT = r"(?:^|/)" + SLASH_DOT_SEGMENT[1:]
+#: sitemaps.org "Entity escaping": & ' " > < become &amp; &apos; &quot; &gt; &lt;.
+XML_ESCAPES = {"&": "&amp;", "'": "&apos;", '"': "&quot;", "<": "&lt;", ">": "&gt;"}
+#: The schemes a sitemap may name, and their default ports.
+WEB_SCHEMES = {"http": 80, "https": 443}
 
 
-_DOT_SEGMENT = re.compile(r"(?:^|/)\.\.?(?:/|$|\?)")
+def control_class(ranges=CONTROL_RANGES) -> str:
+    """A character class (str pattern) of the code points in ``ranges``."""
+    return "[" + "".join(f"\\x{a:02x}-\\x{b:02x}" if a != b else f"\\x{a:02x}" for a, b in ranges) + "]"
+
+
+def utf8_pattern(ranges, allowed: bytes = b"") -> bytes:
+    """A bytes pattern matching the UTF-8 encoding of any code point in ``ranges``
+    (each at most U+07FF), except the single bytes in ``allowed``."""
+    single: list[int] = []
+    by_lead: dict[int, list[int]] = {}
+    for first, last in ranges:
+        if last > 0x7FF:
+            raise ValueError("only one- and two-byte UTF-8 sequences are derived here")
+        for code in range(first, last + 1):
+            if code < 0x80:
+                if code not in allowed:
+                    single.append(code)
+            else:
+                by_lead.setdefault(0xC0 | code >> 6, []).append(0x80 | code & 0x3F)
+
+    def byte_class(values: list[int]) -> bytes:
+        return b"[" + b"".join(re.escape(bytes([v])) for v in values) + b"]"
+
+    options = [byte_class(single)] if single else []
+    options += [re.escape(bytes([lead])) + byte_class(tails) for lead, tails in by_lead.items()]
+    return b"(?:" + b"|".join(options) + b")"
+
+
+#: The ASCII characters of URI_PLAIN_CLASS, and "%", as bytes (for bytes.translate).
+PLAIN_BYTES = bytes(c for c in range(128) if re.fullmatch(f"[{URI_PLAIN_CLASS}%]", chr(c)))
+
+_NEEDS_ENCODING = re.compile(f"[^{URI_PLAIN_CLASS}%]|{LONE_PERCENT}")
+_CONTROL = re.compile(control_class())
+_SCHEME = re.compile(SCHEME)
+_DOT_SEGMENT = re.compile(DOT_SEGMENT)
+_DEFAULT_PORTS = WEB_SCHEMES
+_XML_ESCAPES = str.maketrans(XML_ESCAPES)
+
 # A path (and query) that needs nothing done: only characters RFC 3986 allows as
 # they are, no "%" (which may need encoding), no ":" (which may open a scheme),
 # no "#". With no leading "/" or "." and no "/." inside, it has no dot segment and
@@ -40,31 +94,44 @@ def _is_plain_path(text: str) -> bool:
     return bool(_PLAIN_PATH.fullmatch(text)) and not text.startswith(("/", ".")) and "/." not in text
 
 
+def _is_dot(segment: str) -> bool:
+    return segment in (".", "..") or (len(segment) <= 6 and segment.lower().replace("%2e", ".") in (".", ".."))
+
+
+def remove_dot_segments(path: str) -> str:
+    """RFC 3986 section 5.2.4, for absolute URLs too ("." spelled %2E counts):
+    urljoin resolves "." and ".." only in relative references."""
+    if "." not in path and "%" not in path:
+        return path
+    segments = path.split("/")
+    if not any(map(_is_dot, segments)):
+        return path
+    output: list[str] = []
+    for segment in segments:
+        if not _is_dot(segment):
+            output.append(segment)
+        elif segment.lower().replace("%2e", ".") == ".." and len(output) > 1:
+            output.pop()
+    if _is_dot(segments[-1]):
+        output.append("")
+    return "/".join(output)
+
+
 def _resolve(base: str, reference: str) -> str:
-    """RFC 3986 section 5.2 for a path reference against an absolute base.
+    """RFC 3986 section 5.2 for a reference without a scheme against an absolute base.
 
     urllib's urljoin strips leading spaces (a browser's behaviour for typed URLs),
     which would change a file name that starts with one; this does not.
     """
+    if reference.startswith("//"):
+        # A network-path reference names another host, not a path below the base.
+        return base[: base.index("//")] + reference
     origin_end = base.index("/", base.index("//") + 2)
     origin, base_path = base[:origin_end], base[origin_end:]
     path, mark, rest = reference.partition("?") if "?" in reference.split("#", 1)[0] else reference.partition("#")
     if not path.startswith("/"):
         path = base_path.rsplit("/", 1)[0] + "/" + path
-    output: list[str] = []
-    segments = path.split("/")
-    for index, segment in enumerate(segments):
-        if segment == "..":
-            if len(output) > 1:
-                output.pop()
-            if index == len(segments) - 1:
-                output.append("")
-        elif segment == ".":
-            if index == len(segments) - 1:
-                output.append("")
-        else:
-            output.append(segment)
-    return origin + "/".join(output) + mark + rest
+    return origin + remove_dot_segments(path) + mark + rest
 
 
 class OutOfScope(Exception):
@@ -89,9 +156,10 @@ def encode_part(text: str) -> str:
     return _NEEDS_ENCODING.sub(_encode_char, text)
 
 
-def encode_url(url: str) -> str:
+def encode_url(url: str, *, resolve_dots: bool = True) -> str:
     """An absolute IRI as a URI: IDNA host, lowercase scheme and host, no default
-    port, percent-encoded path, query and fragment."""
+    port, percent-encoded path, query and fragment, dot segments resolved (unless
+    ``resolve_dots`` is false: the path as written)."""
     if _CONTROL.search(url):
         raise UrlError(f"{url!r} contains control characters (tabs, line breaks...)")
     try:
@@ -116,7 +184,12 @@ def encode_url(url: str) -> str:
     tail, hash_, fragment = rest[slash:].partition("#")
     if not tail.startswith("/"):
         tail = "/" + tail
-    encoded = f"{scheme}://{netloc}{encode_part(tail)}"
+    path, question, query = tail.partition("?")
+    # "/docs/../admin" is "/admin" to every crawler, "/docs/%2e%2e/admin" too:
+    # resolved here, so scope is judged on the URL that will be fetched.
+    if resolve_dots:
+        path = remove_dot_segments(path)
+    encoded = f"{scheme}://{netloc}{encode_part(path + question + query)}"
     if hash_:
         encoded += "#" + encode_part(fragment).replace("#", "%23")
     return encoded
@@ -125,6 +198,103 @@ def encode_url(url: str) -> str:
 def escape_xml(text: str) -> str:
     """Entity-escape a value for XML text or a double-quoted attribute."""
     return text.translate(_XML_ESCAPES) if ("&" in text or "'" in text or "<" in text or '"' in text or ">" in text) else text
+
+
+# ---- comparing URLs: canonical links, robots.txt rules, `check` -----------------------
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+# Characters a URI may hold literally (RFC 3986 section 2: unreserved and
+# reserved) plus "%", which starts an escape.
+_URI_CHARACTERS = "A-Za-z0-9\\-._~:/?#\\[\\]@!$&'()*+,;=%"
+_NEEDS_NO_WORK = re.compile(r"[A-Za-z0-9\-._~/:@!&'()+,;=?\[\]#$*]*").fullmatch
+_ESCAPE_OR_FOREIGN = re.compile(rf"%([0-9A-Fa-f]{{2}})|%|[^{_URI_CHARACTERS}]")
+# What a loc may hold once it is a URI: RFC 3986 characters and valid %XX escapes.
+_URI = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})*\Z")
+# HTML's whitespace, which attribute values may carry around a URL.
+_HTML_WHITESPACE = "\t\n\f\r "
+_INDEX_FILES = ("/index.html", "/index.htm")
+
+
+def is_uri(text: str) -> bool:
+    """Whether ``text`` holds only what a URI may (RFC 3986 characters, valid escapes)."""
+    return bool(_URI.match(text))
+
+
+def normalise_percent_encoding(text: str) -> str:
+    """``text`` (a URL path, query or pattern) in one percent-encoding spelling.
+
+    Escapes of unreserved characters are decoded, other escapes get upper-case
+    hex digits, and anything a URI cannot hold literally (non-ASCII, spaces,
+    ``"<>\\^`{|}``, a ``%`` that starts no escape) is encoded as UTF-8
+    (RFC 3986 section 6.2.2).
+    """
+    if _NEEDS_NO_WORK(text):
+        return text
+    return _ESCAPE_OR_FOREIGN.sub(_normalise_match, text)
+
+
+def _normalise_match(match: re.Match[str]) -> str:
+    hex_digits = match.group(1)
+    if hex_digits is not None:
+        character = chr(int(hex_digits, 16))
+        return character if character in _UNRESERVED else "%" + hex_digits.upper()
+    return "".join(f"%{byte:02X}" for byte in match.group(0).encode("utf-8", "surrogatepass"))
+
+
+def comparable_url(url: str) -> str:
+    """``url`` spelled so that two spellings of one address compare equal.
+
+    Scheme and host are case-insensitive, a default port (80, 443) equals none,
+    percent-escapes are compared in one spelling (RFC 3986 section 6.2.2), dot
+    segments are resolved, the fragment is ignored, and a path ending in
+    ``/index.html`` (or ``/index.htm``) equals the same path ending in ``/``,
+    since static hosts serve one file for both.
+    """
+    try:
+        parts = urlsplit(url.strip(_HTML_WHITESPACE))
+        port = parts.port
+    except ValueError:
+        # Unparsable (bad port, broken IPv6 literal): compare the URL as written
+        # rather than fail the build.
+        return url
+    scheme = parts.scheme.lower()
+    host = parts.hostname or ""
+    if host and not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            pass
+    netloc = host
+    if parts.username is not None or parts.password is not None:
+        netloc = parts.netloc.rpartition("@")[0] + "@" + host
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        netloc += f":{port}"
+    path = remove_dot_segments(normalise_percent_encoding(parts.path)) or "/"
+    if path.endswith(_INDEX_FILES):
+        path = path[: path.rindex("/") + 1]
+    query = normalise_percent_encoding(parts.query)
+    return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def resolve_web_reference(base: str, reference: str) -> str | None:
+    """``reference`` made absolute against ``base``; None unless it is an http(s) URL.
+
+    A URL that is unparsable or not a web address ("mailto:", "javascript:") is
+    one crawlers pass over, so it counts as absent.
+    """
+    try:
+        target = urljoin(base, reference)
+        if urlsplit(target).scheme.lower() in WEB_SCHEMES:
+            return target
+    except ValueError:
+        pass
+    return None
+
+
+def is_web_url(url: str) -> bool:
+    """Whether ``url`` (encoded) is an absolute http(s) URL: the only kind a
+    sitemap may name."""
+    return url.startswith(("http://", "https://"))
 
 
 class Scope:
@@ -186,6 +356,20 @@ class Scope:
         if len(loc) > MAX_LOC_LENGTH:
             raise OutOfScope("too long")
         return loc
+
+    def file_below(self, url: str) -> str | None:
+        """The path below the base folder that ``url`` names, as written (dot
+        segments kept) and percent-decoded: the file a static host serves it from;
+        None when ``url`` is no URL or lies outside the base. Whether that path
+        stays inside a folder on disk (``..``, a decoded ``%2F``) is for the code
+        that opens files to judge."""
+        try:
+            normal = encode_url(url, resolve_dots=False)
+        except UrlError:
+            return None
+        if not normal.startswith(self.prefix):
+            return None
+        return unquote(urlsplit(normal).path[len(urlsplit(self.prefix).path):])
 
     def path_below(self, loc: str) -> str:
         """The part of an encoded ``loc`` below the base folder (for exclude globs)."""

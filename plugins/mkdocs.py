@@ -35,7 +35,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.utils import is_error_template
 from mkdocs.utils.meta import get_data
 
-from sitemapkit import ConfigError, Options, Page, SitemapkitError, build_site
+from sitemapkit import ConfigError, Options, Page, SitemapkitError, build_site, front_matter_lastmod, front_matter_listed
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -174,7 +174,7 @@ def _sitemap_page(file: File) -> Page | None:
     # A --dirty build (also `mkdocs serve --dirty`) skips unchanged pages without
     # reading them, yet they stay in the site, so their front matter is read here.
     meta = page.meta if page.markdown is not None else _front_matter(file)
-    if meta.get("sitemap") is False:
+    if not front_matter_listed(meta):
         return None
     # mkdocs-static-i18n marks each file with the language of its text (locale),
     # that of the build it is in (locale_alternate_of) and its source path without
@@ -184,7 +184,7 @@ def _sitemap_page(file: File) -> Page | None:
     return Page(
         # page.url is percent-encoded already; the core keeps valid %XX as they are.
         page.url,
-        lastmod=_front_matter_date(meta),
+        lastmod=front_matter_lastmod(meta),
         source=Path(file.abs_src_path) if file.abs_src_path else None,
         output=Path(file.abs_dest_path),
         hreflang=language if translated else None,
@@ -198,10 +198,3 @@ def _front_matter(file: File) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError):
         return {}
 
-
-def _front_matter_date(meta: dict[str, Any]) -> Any:
-    value = meta.get("lastmod", meta.get("date"))
-    # mkdocs-material's blog writes `date: {created: ..., updated: ...}`.
-    if isinstance(value, dict):
-        value = value.get("updated") or value.get("created")
-    return value

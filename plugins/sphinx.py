@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
@@ -52,7 +51,6 @@ OPTION_TYPES: dict[str, frozenset[type]] = {
 BUILDERS = frozenset({"html", "dirhtml"})
 # File-wide metadata ``:sitemap: false`` keeps a document out of the sitemap.
 _OFF = frozenset({"false", "no", "off", "0"})
-_LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8})*\Z")
 
 
 class SitemapkitSphinxError(SphinxError):
@@ -81,7 +79,7 @@ def _language_bases(config: Config) -> tuple[str, dict[str, str]]:
     layout: ``html_baseurl`` with its path segment for ``language`` replaced.
     """
     codes = config.sitemapkit_languages
-    if isinstance(codes, str) or not all(isinstance(c, str) and _LANGUAGE_CODE.match(c) for c in codes):
+    if isinstance(codes, str) or not all(sitemapkit.language_tag(c) is not None for c in codes):
         msg = f"sitemapkit_languages: {codes!r} must be a list of language codes such as ['en', 'fr', 'pt-br']"
         raise SitemapkitSphinxError(msg)
     parts = urlsplit(_base_url(config))

@@ -28,7 +28,12 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     "core": ([".[test]"], ["tests/core"]),
     "mkdocs": (
         [".[test,mkdocs]", "mkdocs==1.6.1", "mkdocs-material>=9.8,<9.9", "mkdocs-redirects>=1.2",
-         "mkdocs-static-i18n>=1.3,<2"],
+         "mkdocs-static-i18n>=1.3,<2",
+         # Zensical builds mkdocs.yml projects without running our plugin: the tests
+         # compare `sitemapkit build --config` after it with the adapter. Its newest
+         # release on PyPI (0.1.x) needs a zensical-ui that is not published; pip
+         # takes the newest that installs.
+         "zensical>=0.0.73"],
         ["tests/mkdocs"],
     ),
     # pelican-seo and pelican-i18n-subsites: the plugins the adapter must play well with.

@@ -251,6 +251,44 @@ class TestBuildSite:
             build_site([Page("a")], Options(base_url=BASE), tmp_path / "nope")
 
 
+# ---- one language-tag rule ---------------------------------------------------------
+
+
+def test_private_use_subtag_is_a_language_tag_everywhere(tmp_path: Path) -> None:
+    """hreflang="en-x-test" passed the site-level check and failed the
+    formatter's, which stopped the build: one rule now, and it is well-formed BCP 47."""
+    pages = [Page("en/", hreflang="en-x-test", translation_key="home"), Page("fr/", hreflang="fr", translation_key="home")]
+    report = build_site(pages, Options(base_url=BASE, lastmod="none", x_default="en-x-test"), tmp_path)
+    assert report.notices == []
+    assert sitemap_entries(tmp_path)["https://example.org/fr/"]["alternates"] == [
+        ("en-x-test", "https://example.org/en/"), ("fr", "https://example.org/fr/"), ("x-default", "https://example.org/en/")]
+
+
+@pytest.mark.parametrize("alternates, named", [
+    ((("en", "https://example.org/en/"), ("e", "https://example.org/e/")), "'e'"),
+    ((("en", "https://example.org/en/"), ("fr", "javascript:alert(1)")), "'javascript:alert(1)'"),
+    ((("en", "https://example.org/en/"), ("fr", "ftp://example.org/fr/")), "'ftp://example.org/fr/'"),
+    ((("en", "https://example.org/en/"), ("fr", "https://exa mple.org:x/fr/")), "'https://exa mple.org:x/fr/'"),
+])
+def test_alternates_that_cannot_be_written_drop_the_group_with_a_notice(tmp_path: Path, alternates, named) -> None:
+    """Every URL written is an http(s) URL and every hreflang a language tag; a
+    group with anything else is left out, with one notice, and the build goes on."""
+    pages = [Page("en/", alternates=alternates), Page("fr/", alternates=alternates)]
+    report = build_site(pages, Options(base_url=BASE, lastmod="none"), tmp_path)
+    entries = sitemap_entries(tmp_path)
+    assert report.urls == 2 and all(entry["alternates"] == [] for entry in entries.values())
+    assert [n.code for n in report.notices] == ["hreflang"] and named in report.notices[0].message
+
+
+@pytest.mark.parametrize("value", ["12", "e", "en-", "not a language", 12])
+def test_x_default_must_be_a_language_tag(value) -> None:
+    from sitemapkit import ConfigError
+
+    with pytest.raises(ConfigError) as raised:
+        Options(base_url=BASE, x_default=value)
+    assert raised.value.option == "x_default" and "is not a language tag" in str(raised.value)
+
+
 class TestUnreadablePages:
     """A built page whose head cannot be read might be a noindex page: it is left
     out and reported, never listed unchecked. One not written at all is listed."""

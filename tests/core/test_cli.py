@@ -136,6 +136,21 @@ def test_check_finds_shards_and_over_count(tmp_path: Path) -> None:
     assert ok.returncode == 0 and "4 URLs in" in ok.stdout, ok.stdout
 
 
+def test_x_default_that_is_no_language_is_one_line_naming_the_flag(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    result = sitemapkit("build", str(site), "--base-url", "https://example.org/", "--x-default", "12")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "--x-default: '12' is not a language tag" in result.stderr, result.stderr
+
+
+def test_bad_lastmod_names_the_line_and_the_url(tmp_path: Path) -> None:
+    (tmp_path / "urls.tsv").write_text("https://x.org/a\t2024-05-01\n# comment\nhttps://x.org/b\t2024-13-01\nhttps://x.org/c\n")
+    result = sitemapkit("generate", "--input", str(tmp_path / "urls.tsv"), "--base-url", "https://x.org/", "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "urls.tsv line 3: https://x.org/b: lastmod '2024-13-01'" in result.stderr
+
+
 def test_build_skips_what_is_no_regular_file(tmp_path: Path) -> None:
     site = make_site(tmp_path)
     # Opening a FIFO waits for a writer that never comes; a dangling symlink is

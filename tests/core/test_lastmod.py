@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sitemapkit import ConfigError, resolve_lastmods
-from sitemapkit.lastmod import format_lastmod, parse_lastmod
+from sitemapkit.dates import format_w3c, parse_lastmod
 
 UTC = dt.timezone.utc
 GIT_IDENTITY = ["-c", "user.name=Sitemapkit Test", "-c", "user.email=test@example.invalid"]
@@ -140,7 +140,7 @@ def test_git_gives_each_file_its_last_commit_time_in_utc(tmp_path):
     }
     assert all(d.tzinfo is UTC and d.microsecond == 0 for d in result.dates.values())
     assert result.notices == []
-    assert [format_lastmod(d) for d in result.dates.values()] == [
+    assert [format_w3c(d) for d in result.dates.values()] == [
         "2024-02-20T10:00:00+00:00",
         "2024-01-10T09:00:00+00:00",
         "2024-03-06T04:30:15+00:00",
@@ -519,7 +519,7 @@ def test_no_sources_no_work():
     assert resolve_lastmods([], "auto").dates == {}
 
 
-# ---- parse_lastmod / format_lastmod -----------------------------------------------
+# ---- parse_lastmod / format_w3c -----------------------------------------------
 
 PLUS2 = dt.timezone(dt.timedelta(hours=2))
 MINUS0530 = dt.timezone(-dt.timedelta(hours=5, minutes=30))
@@ -551,14 +551,14 @@ MINUS0530 = dt.timezone(-dt.timedelta(hours=5, minutes=30))
         ("0999-12-31", dt.date(999, 12, 31), "0999-12-31"),
     ],
 )
-def test_parse_and_format_lastmod(value, parsed, formatted):
+def test_parse_and_format_w3c(value, parsed, formatted):
     result = parse_lastmod(value)
     assert result == parsed
     assert type(result) is type(parsed)
     if isinstance(result, dt.datetime):
         assert result.utcoffset() == parsed.utcoffset()
-    assert format_lastmod(value) == formatted
-    assert format_lastmod(formatted) == formatted  # our output reads back unchanged
+    assert format_w3c(value) == formatted
+    assert format_w3c(formatted) == formatted  # our output reads back unchanged
 
 
 @pytest.mark.parametrize(
@@ -590,4 +590,4 @@ def test_parse_lastmod_rejects_what_is_not_a_date(value, says):
     assert says in str(raised.value)
     assert repr(value) in str(raised.value)
     with pytest.raises(ValueError):
-        format_lastmod(value)
+        format_w3c(value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,7 +30,7 @@ def _page(path: Path, head: str = "", stamp: int | None = None) -> None:
         os.utime(path, (stamp, stamp))
 
 
-def make_site(root: Path, times: str, duplicates: bool) -> Path:
+def make_site(root: Path, times: str, duplicates: bool, alternates: bool = False) -> Path:
     """A few hundred pages of every kind the checks tell apart, in many folders."""
     site = root / "site"
     stamps = {
@@ -52,6 +53,16 @@ def make_site(root: Path, times: str, duplicates: bool) -> Path:
                 head = '<meta http-equiv="refresh" content="0; url=../p1/">'
             elif number == 6:
                 head = ""
+            elif number == 7:
+                # A date the head declares wins over the file time.
+                head += f'<meta property="article:modified_time" content="2024-0{section % 9 + 1}-01T10:00:00+02:00">'
+            elif number == 8 and alternates:
+                # Versions of one another, each naming both (checked across pages).
+                other = f"{BASE}s{section}/p9/"
+                head += f'<link rel="alternate" hreflang="en" href="{url}"><link rel="alternate" hreflang="fr" href="{other}">'
+            elif number == 9 and alternates:
+                other = f"{BASE}s{section}/p8/"
+                head += f'<link rel="alternate" hreflang="en" href="{other}"><link rel="alternate" hreflang="fr" href="{url}">'
             _page(site / f"s{section}" / f"p{number}" / "index.html", head, stamps(n))
         _page(site / f"s{section}" / "a b.html", "", stamps(n + 1))
         if duplicates:
@@ -78,12 +89,15 @@ def report_text(report) -> tuple[str, list]:
     return report.details(), [(n.code, n.message) for n in report.notices]
 
 
-@pytest.mark.parametrize(("times", "lastmod", "duplicates"), [
-    *[(times, "mtime", False) for times in ("spread", "flat", "some before 1980", "all before 1980")],
-    ("spread", "mtime", True), ("flat", "mtime", True), ("spread", "none", True), ("spread", "none", False),
+@pytest.mark.parametrize(("times", "lastmod", "duplicates", "alternates"), [
+    *[(times, "mtime", False, False) for times in ("spread", "flat", "some before 1980", "all before 1980")],
+    ("spread", "mtime", True, False), ("flat", "mtime", True, False), ("spread", "none", True, False),
+    ("spread", "none", False, False), ("spread", "mtime", False, True),
 ])
-def test_every_core_writes_what_build_site_writes(tmp_path: Path, times: str, lastmod: str, duplicates: bool) -> None:
-    site = make_site(tmp_path / "made", times, duplicates)
+def test_every_core_writes_what_build_site_writes(
+    tmp_path: Path, times: str, lastmod: str, duplicates: bool, alternates: bool
+) -> None:
+    site = make_site(tmp_path / "made", times, duplicates, alternates)
     # Small files and small chunks: shards, an index, and pages in many chunks.
     options = Options(base_url=BASE, lastmod=lastmod, max_urls=100, report_file="report.txt")
     results = {}
@@ -109,9 +123,12 @@ def test_every_core_writes_what_build_site_writes(tmp_path: Path, times: str, la
     assert ("excluded (duplicate): https://example.org/s0/a%20b.html" in details) == duplicates
     assert "excluded (noindex): https://example.org/s0/p3/" in details
     assert "excluded (robots.txt): https://example.org/private/" in details
+    assert (b"<xhtml:link" in b"".join(files.values())) == alternates
     if lastmod == "mtime":
-        dated = b"<lastmod>" in b"".join(files.values())
-        assert dated == (times in ("spread", "some before 1980"))
+        dates = re.findall(rb"<url><loc>[^<]*</loc><lastmod>([^<]*)", b"".join(files.values()))
+        # Each section's page with a date in its head has that date, whatever its file time.
+        assert len([d for d in dates if d.endswith(b"T10:00:00+02:00")]) == 12
+        assert any(not d.endswith(b"T10:00:00+02:00") for d in dates) == (times in ("spread", "some before 1980"))
         assert any(code == "lastmod" for code, _ in expected[2][1]) == (times != "spread")
     if not ROOT_USER:
         assert any(code == "unreadable" for code, _ in expected[2][1])

@@ -167,3 +167,89 @@ def test_standard_input_is_read_as_a_stream() -> None:
 def test_not_utf8_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(UrlError, match="not UTF-8"):
         write_url_list(io.BytesIO(b"https://example.org/docs/\xff\n"), Options(base_url=BASE), tmp_path, EncodeResult())
+
+
+# ---- odd input (issue 16) ------------------------------------------------------------
+
+
+def run_list(tmp_path: Path, data: bytes, source_kind: str, block_bytes: int | None = None, monkeypatch=None, **options):
+    out = tmp_path / f"out-{source_kind}"
+    out.mkdir()
+    if block_bytes is not None:
+        monkeypatch.setattr(urllist, "BLOCK_BYTES", block_bytes)
+        monkeypatch.setattr(urllist, "_worker_count", lambda: 2)
+    result = EncodeResult()
+    opts = Options(base_url=BASE, **options)
+    if source_kind == "file":
+        (tmp_path / "urls.tsv").write_bytes(data)
+        with open(tmp_path / "urls.tsv", "rb") as source:
+            written = write_url_list(source, opts, out, result)
+    else:
+        written = write_url_list(io.BytesIO(data), opts, out, result)
+    return {f.name: (out / f.name).read_bytes() for f in written}, result
+
+
+@pytest.mark.parametrize("source_kind", ["file", "stream"])
+def test_a_byte_order_mark_is_not_part_of_the_first_url(tmp_path: Path, source_kind: str) -> None:
+    files, result = run_list(tmp_path, b"\xef\xbb\xbfhttps://example.org/docs/a\nb\n", source_kind)
+    assert sitemap_entries(tmp_path / f"out-{source_kind}").keys() == {BASE + "a", BASE + "b"}
+
+
+@pytest.mark.parametrize("source_kind", ["file", "stream"])
+@pytest.mark.parametrize("seed", range(4))
+def test_equal_lines_on_both_sides_of_a_block_boundary_are_one_url(tmp_path: Path, monkeypatch, source_kind, seed) -> None:
+    """Whatever the block size, a repeated line is listed once, as the page path
+    lists it: the output is the same bytes."""
+    rng = random.Random(seed)
+    lines = []
+    for i in range(2500):
+        line = f"p{i:05d}" + rng.choice(["", "\t2024-05-01", "\t2024-05-01T10:00:00+02:00"])
+        lines += [line] * rng.choice([1, 1, 1, 2, 3])
+    data = ("\n".join(lines) + "\n").encode()
+    options = dict(max_urls=100, max_bytes=65536)
+    files, result = run_list(tmp_path, data, source_kind, rng.choice([97, 256, 1024, 4096]), monkeypatch, **options)
+    expected = {f.name: f.data for f in encode_pages([Page(l.partition("\t")[0], lastmod=l.partition("\t")[2] or None) for l in lines], Options(base_url=BASE, **options))}
+    assert files == expected
+    assert result.urls == 2500 and len(result.excluded) == len(lines) - 2500
+    assert {e.reason for e in result.excluded} <= {"duplicate"}
+
+
+@pytest.mark.parametrize("source_kind", ["file", "stream"])
+@pytest.mark.parametrize("control", ["\x85", "\x80", "\x9f", "\x01", "\x7f"])
+def test_a_control_character_stops_the_list_whatever_block_it_is_in(tmp_path: Path, monkeypatch, source_kind, control) -> None:
+    """U+0085 and every other control character is refused, in a block of plain
+    lines as in any other, and the line is named."""
+    lines = [f"p{i:04d}" for i in range(400)]
+    lines[250] = f"p0250a{control}b"
+    data = ("\n".join(lines) + "\n").encode()
+    with pytest.raises(UrlError, match=r"line 251: 'p0250a\\x[0-9a-f]{2}b' contains control characters"):
+        run_list(tmp_path, data, source_kind, 512, monkeypatch)
+
+
+@pytest.mark.parametrize("source_kind", ["file", "stream"])
+@pytest.mark.parametrize("block_bytes", [64, 1 << 20])
+def test_a_bad_lastmod_names_its_line_and_url(tmp_path: Path, monkeypatch, source_kind, block_bytes) -> None:
+    lines = [f"https://example.org/docs/p{i:04d}\t2024-05-01" for i in range(300)]
+    lines[277] = "https://example.org/docs/p0277\tyesterday"
+    lines.insert(10, "# a comment")
+    data = ("\n".join(lines) + "\n").encode()
+    with pytest.raises(UrlError) as raised:
+        run_list(tmp_path, data, source_kind, block_bytes, monkeypatch)
+    name = "urls.tsv" if source_kind == "file" else "standard input"
+    assert str(raised.value).endswith(f"{name} line 279: https://example.org/docs/p0277: lastmod 'yesterday' is not a W3C Datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00)")
+
+
+@pytest.mark.parametrize("source_kind", ["file", "stream"])
+@pytest.mark.parametrize("extra", [{"format": "txt"}, {"changefreq": "daily", "priority": 0.5}], ids=["txt", "changefreq"])
+def test_every_entry_option_takes_the_block_path_to_the_same_bytes(tmp_path: Path, monkeypatch, source_kind, extra) -> None:
+    """The text form and the options' changefreq and priority are written by the
+    block path too (workers, stitching), and the same as page by page."""
+    lines = make_list(3000)
+    data = ("\n".join(lines) + "\n").encode()
+    options = dict(max_urls=100, max_bytes=65536, **extra)
+    # The list's plain blocks take the quick path with these options too.
+    assert urllist._BlockFormatter(Options(base_url=BASE, **options)).plain(("\n".join(lines[:40]) + "\n").encode()) is not None
+    files, result = run_list(tmp_path, data, source_kind, 1024, monkeypatch, **options)
+    pages = [Page(l.partition("\t")[0], lastmod=l.partition("\t")[2] or None) for l in lines]
+    assert files == {f.name: f.data for f in encode_pages(pages, Options(base_url=BASE, **options))}
+    assert result.urls == 3000 and len(files) > 30

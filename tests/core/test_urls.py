@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitemapkit import ConfigError, Options, UrlError
 from sitemapkit.urls import OutOfScope, Scope, encode_url, escape_xml
@@ -92,3 +96,67 @@ def test_bad_base_url(base: str) -> None:
         Options(base_url=base)
     assert raised.value.option == "base_url"
     assert raised.value.for_setting("site_url").startswith("site_url: ")
+
+
+@pytest.mark.parametrize("url", [
+    "https://example.org/docs/../admin/secret",
+    "https://example.org/docs/%2e%2e/admin/pct",
+    "https://example.org/docs/%2E./admin/mixed",
+    "https://example.org/docs/a/../../admin/mid",
+    "//evil.example/x",
+    "//evil.example/docs/x",
+])
+def test_dot_segments_and_network_paths_cannot_leave_the_base(url: str) -> None:
+    """Dot segments are resolved in absolute URLs too, "." spelled %2E included;
+    "//host/..." names another host, not a path below the base."""
+    with pytest.raises(OutOfScope):
+        Scope("https://example.org/docs/").loc(url)
+
+
+def test_dot_segments_inside_the_base_resolve() -> None:
+    scope = Scope("https://example.org/docs/")
+    assert scope.loc("https://example.org/docs/a/%2e%2e/b") == "https://example.org/docs/b"
+    assert scope.loc("https://example.org/docs/a/./b") == "https://example.org/docs/a/b"
+    # Not a dot segment: left as written.
+    assert scope.loc("https://example.org/docs/a%2Eb/..c") == "https://example.org/docs/a%2Eb/..c"
+
+
+def test_url_comparison_lives_with_scope() -> None:
+    from sitemapkit import htmlcheck, robotsrules, urls
+
+    assert htmlcheck.comparable_url is urls.comparable_url
+    assert robotsrules.normalise_percent_encoding is urls.normalise_percent_encoding
+    assert not hasattr(htmlcheck, "_remove_dot_segments")
+    assert urls.comparable_url("https://example.org/a/%2e%2e/b/index.html") == "https://example.org/b/"
+
+
+def test_a_network_path_reference_is_another_host_even_below_the_root() -> None:
+    with pytest.raises(OutOfScope):
+        Scope("https://example.org/").loc("//evil.example/x")
+    assert Scope("https://example.org/").loc("//example.org/x") == "https://example.org/x"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from("/.%2eEa?#\t\n"), max_size=12))
+def test_every_dot_segment_holds_a_mark_the_block_path_looks_for(text: str) -> None:
+    """The block path searches for the marks before it runs the pattern."""
+    from sitemapkit.urls import DOT_SEGMENT_MARKS, SLASH_DOT_SEGMENT
+
+    if re.search(SLASH_DOT_SEGMENT, text):
+        assert any(mark in text for mark in DOT_SEGMENT_MARKS)
+
+
+@pytest.mark.parametrize("url, below", [
+    ("https://example.org/docs/a%20b/c.html", "a b/c.html"),
+    ("https://EXAMPLE.org:443/docs/sitemap-1.xml", "sitemap-1.xml"),
+    # As written: the site folder refuses to open what climbs.
+    ("https://example.org/docs/x/../../outside/secret.xml", "x/../../outside/secret.xml"),
+    ("https://example.org/docs/", ""),
+    # Decoded, the path may climb: check's site folder refuses to open it.
+    ("https://example.org/docs/..%2F..%2Fetc/passwd", "../../etc/passwd"),
+    ("https://example.org/other/../docs/a", None),
+    ("https://example.org/other/x", None),
+    ("//etc/passwd", None),
+])
+def test_the_file_a_url_names_stays_below_the_base_folder(url: str, below: str | None) -> None:
+    assert Scope("https://example.org/docs/").file_below(url) == below

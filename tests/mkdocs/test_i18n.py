@@ -86,3 +86,27 @@ def test_plugin_order_does_not_matter(project):
     entries = sitemap_entries(project.build())
     assert len(entries) == 9
     assert entries[SITE + "fr/"]["alternates"] == expected_alternates("", "fr/")
+
+
+def test_material_heads_win_over_the_adapters_groups(project, caplog):
+    """Material declares en<->fr in the head of every page, also of about/, which the
+    French build copies from English: the sitemap follows what the pages declare, so
+    crawlers read one answer, and the build report says the two differed."""
+    import logging
+
+    project.configure(theme={"name": "material"})
+    with caplog.at_level(logging.INFO):
+        entries = sitemap_entries(project.build())
+    head = (project.site / "fr" / "about" / "index.html").read_text(encoding="utf-8")
+    assert 'hreflang="en"' in head and 'hreflang="fr"' in head
+    assert entries[SITE + "about/"]["alternates"] == expected_alternates("about/", "fr/about/")
+    assert entries[SITE + "fr/about/"]["alternates"] == expected_alternates("about/", "fr/about/")
+    for english, french in TRANSLATED[True]:
+        assert entries[SITE + english]["alternates"] == expected_alternates(english, french)
+    summary = [r.getMessage() for r in caplog.records if r.getMessage().startswith("sitemapkit:")]
+    assert any("the sitemap follows the pages" in line for line in summary), summary
+    # fr/nouvelles/ has no English version, and Material names the English home
+    # page as its English version, which does not name it back: left out, and said.
+    assert entries[SITE + "fr/nouvelles/"]["alternates"] == []
+    assert any("fr/nouvelles/: https://example.org/ does not declare the same alternates back" in line
+               for line in summary), summary

@@ -315,6 +315,31 @@ def test_languages_give_hreflang_alternates(project, builder):
     assert "Sitemap:" not in (out / "robots.txt").read_text()
 
 
+def test_a_private_use_language_tag_is_an_alternate_not_a_stopped_build(project):
+    """hreflang="en-x-test" passed the site-level check and stopped the build in
+    the formatter: one BCP 47 rule now, which takes private-use subtags."""
+    out = project / "_build" / "html"
+    result = sphinx_build(
+        project, out, "-W",
+        "-D", "html_baseurl=https://project.example.org/en/latest/",
+        "-D", "sitemapkit_languages=en,fr,en-x-test",
+        "-D", "sitemapkit_x_default=en-x-test",
+    )
+    assert_clean(result)
+    base = "https://project.example.org/{}/latest/"
+    assert sitemap_entries(out)[base.format("en") + "index.html"]["alternates"] == sorted([
+        ("en", base.format("en") + "index.html"),
+        ("en-x-test", base.format("en-x-test") + "index.html"),
+        ("fr", base.format("fr") + "index.html"),
+        ("x-default", base.format("en-x-test") + "index.html"),
+    ])
+
+
+def test_x_default_that_is_no_language_stops_naming_the_setting(project):
+    result = sphinx_build(project, project / "_build" / "html", "-D", "sitemapkit_x_default=12")
+    assert_stopped_naming(result, "sitemapkit_x_default", "'12' is not a language tag")
+
+
 def test_languages_need_the_language_in_html_baseurl(project):
     out = project / "_build" / "html"
     result = sphinx_build(

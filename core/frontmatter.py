@@ -1,0 +1,80 @@
+"""What a Markdown page's front matter says about its sitemap entry.
+
+One rule for the MkDocs adapter (which gets the front matter from MkDocs) and for
+``sitemapkit build --config`` (which reads it itself, as MkDocs does):
+
+* ``lastmod``, else ``date``, is the page's date; Material's blog writes
+  ``date: {created: ..., updated: ...}``, of which ``updated`` counts, else
+  ``created``;
+* ``sitemap: false`` keeps the page out of the sitemap.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .errors import SitemapkitError
+
+__all__ = ["FRONT_MATTER_KEYS", "front_matter_lastmod", "front_matter_listed", "read_front_matter"]
+
+#: The front-matter keys the rule reads; no other key is parsed.
+FRONT_MATTER_KEYS = frozenset({"lastmod", "date", "sitemap"})
+
+# MkDocs' mkdocs.utils.meta: YAML between "---" and "---" (or "..."), else
+# MultiMarkdown-style "key: value" lines up to the first blank line.
+_YAML_FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
+_MULTIMARKDOWN_KEY = re.compile(r"[ ]{0,3}(?P<key>[A-Za-z0-9_-]+):\s*(?P<value>.*)")
+_MULTIMARKDOWN_MORE = re.compile(r"(?:[ ]{4}|\t)(\s*)(?P<value>.*)")
+
+
+def front_matter_lastmod(meta: Mapping[str, Any]) -> Any:
+    """The page's date from its front matter, as written, or None."""
+    value = meta.get("lastmod", meta.get("date"))
+    if isinstance(value, Mapping):
+        value = value.get("updated") or value.get("created")
+    return value
+
+
+def front_matter_listed(meta: Mapping[str, Any]) -> bool:
+    """False when the front matter keeps the page out (``sitemap: false``)."""
+    return meta.get("sitemap") is not False
+
+
+def read_front_matter(path: Path | str) -> dict[str, Any]:
+    """The keys of :data:`FRONT_MATTER_KEYS` that the Markdown file ``path`` sets.
+
+    Read as MkDocs reads it (``mkdocs.utils.meta.get_data``); MultiMarkdown-style
+    values are text, as there. Raises :class:`SitemapkitError` naming the file
+    and line when one of these keys holds YAML the core cannot read.
+    """
+    from .yamlsubset import YamlSubsetError, read_top_level
+
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        text = handle.read()
+    text = text.replace("\r\n", "\n")
+    match = _YAML_FRONT_MATTER.match(text)
+    if match:
+        try:
+            return read_top_level(match.group(1), FRONT_MATTER_KEYS)
+        except YamlSubsetError as error:
+            raise SitemapkitError(f"{path}: front matter line {error.line + 1}: {error.message}") from None
+    data: dict[str, Any] = {}
+    key = None
+    for line in text.split("\n"):
+        if not line.strip():
+            break
+        found = _MULTIMARKDOWN_KEY.match(line)
+        if found:
+            key = found.group("key").lower().strip()
+            value = found.group("value").strip()
+            data[key] = f"{data[key]} {value}" if key in data else value
+            continue
+        more = _MULTIMARKDOWN_MORE.match(line)
+        if more and key:
+            data[key] += " " + more.group("value").strip()
+            continue
+        break
+    return {k: v for k, v in data.items() if k in FRONT_MATTER_KEYS}
