@@ -198,7 +198,18 @@ def _check_chunk(names: list[str], first: int) -> _Found:
     heads: dict[str, HeadFacts] = {}
     for position, name in enumerate(names, first):
         path = base + name
-        page = Page(page_url(name), source=path, output=path)
+        # The file time first, so that one Page serves the checks and the entry
+        # (a page left out needed no stat, but few are).
+        lastmod = stamp = None
+        if dated:
+            try:
+                stamp = int(os.stat(path).st_mtime)
+            except OSError:
+                pass  # gone or unreadable: nothing to say about it
+            else:
+                if trusted_file_time(stamp):
+                    lastmod = dt.datetime.fromtimestamp(stamp, _UTC)
+        page = Page(page_url(name), lastmod=lastmod, source=path, output=path)
         noticed = len(report.notices)
         loc, may_list = select_page(page, scope, options, rules, report, heads)
         if len(report.notices) > noticed:
@@ -211,18 +222,10 @@ def _check_chunk(names: list[str], first: int) -> _Found:
         if not may_list:
             continue
         # build_site's order: a date the head declares, else the file time.
-        lastmod = _head_date(facts) if dated and facts is not None else None
-        stamp = None
-        if dated and lastmod is None:
-            try:
-                stamp = int(os.stat(path).st_mtime)
-            except OSError:
-                pass  # gone or unreadable: nothing to say about it
-            else:
-                if trusted_file_time(stamp):
-                    lastmod = dt.datetime.fromtimestamp(stamp, _UTC)
-        if lastmod is not None:
-            page = Page(page.loc, lastmod=lastmod, source=path, output=path)
+        declared = _head_date(facts) if dated and facts is not None else None
+        if declared is not None:
+            lastmod, stamp = declared, None
+            page = Page(page.loc, lastmod=declared, source=path, output=path)
         # Each page on its own: duplicates are found across chunks, below.
         formatter.previous = None
         entry = formatter.entry(page)
