@@ -28,7 +28,7 @@ from .model import (
 if TYPE_CHECKING:
     from .lastmod import LastmodResult, resolve_lastmods
     from .build import build_site
-    from .frontmatter import front_matter_lastmod, front_matter_listed
+    from .frontmatter import FRONT_MATTER_DATE_ADVICE, front_matter_lastmod, front_matter_listed
 
 __version__ = "0.1.0"
 
@@ -37,6 +37,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "build_site": "build", "resolve_lastmods": "lastmod", "LastmodResult": "lastmod",
     "front_matter_lastmod": "frontmatter", "front_matter_listed": "frontmatter",
+    "FRONT_MATTER_DATE_ADVICE": "frontmatter",
 }
 
 
@@ -58,6 +59,7 @@ __all__ = [
     "MAX_URLS_PER_SITEMAP",
     "ConfigError",
     "Excluded",
+    "FRONT_MATTER_DATE_ADVICE",
     "LastmodResult",
     "Notice",
     "Options",

@@ -31,12 +31,17 @@ from .urls import OutOfScope, Scope, comparable_url
 ROBOTS_TXT = "robots.txt"
 
 
-def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) -> Report:
+def build_site(
+    pages: Iterable[Page], options: Options, output_dir: Path | str, *, page_dates: str | None = None
+) -> Report:
     """Write the sitemaps for ``pages`` into ``output_dir`` and return the report.
 
     Raises :class:`SitemapkitError` for input that cannot be written; pages that
     must be left out (scope, exclude globs, noindex, canonical, redirects,
-    robots.txt rules) are reported, not raised.
+    robots.txt rules) are reported, not raised. ``page_dates`` says how the
+    caller's pages can state their own date, in its users' terms ("give the pages
+    a 'date' in their front matter"); None where they cannot. Notices offer it
+    only when it is given, so every user is told only what they can do.
     """
     output_dir, report, scope, robots_text, rules = prepare(options, output_dir)
     kept: dict[str, Page] = {}
@@ -61,7 +66,7 @@ def build_site(pages: Iterable[Page], options: Options, output_dir: Path | str) 
             # writer encodes it again, cheaply), which saves a copy per page.
             kept[loc] = page
 
-    _resolve_dates(kept, left_out, scoped, options, scope, report, heads)
+    _resolve_dates(kept, left_out, scoped, options, scope, report, heads, page_dates)
     _resolve_alternates(kept, options, report, heads)
 
     return write_sitemaps(
@@ -230,7 +235,7 @@ def _exclusion(
 
 def _resolve_dates(
     kept: dict[str, Page], left_out: dict[str, Page], scoped: dict[str, str], options: Options, scope: Scope,
-    report: Report, heads: dict[str, HeadFacts],
+    report: Report, heads: dict[str, HeadFacts], page_dates: str | None = None,
 ) -> None:
     """Each page's date, the first there is of: its metadata (front matter); the
     git date or file time of its source, when that is a file of its own; the
@@ -273,7 +278,7 @@ def _resolve_dates(
     })
     dates: dict[str, dt.datetime | None] = {}
     if sources:
-        resolved_sources = resolve_lastmods(sources, options.lastmod)
+        resolved_sources = resolve_lastmods(sources, options.lastmod, page_dates=page_dates)
         # Keyed by the source as pages mostly give it, so each page looks its date
         # up without making a Path again.
         dates = {str(path): date for path, date in resolved_sources.dates.items()}

@@ -108,12 +108,19 @@ def cmd_build(args: argparse.Namespace) -> int:
             from .sources import with_mirrored_sources
 
             pages = with_mirrored_sources(pages, site_dir, Path(args.source))
-        report = build_site(sorted(pages, key=lambda p: p.loc), options, site_dir)
+    if args.config:
+        from .frontmatter import FRONT_MATTER_DATE_ADVICE as page_dates
+    else:
+        # A plain folder's pages (or those --source finds no source for) are dated
+        # by their heads before their file times.
+        from .htmlcheck import HEAD_DATE_ADVICE as page_dates
+    if args.config or args.source:
+        report = build_site(sorted(pages, key=lambda p: p.loc), options, site_dir, page_dates=page_dates)
     else:
         # The folder's own pages: found, checked and dated on every core.
         from .scan import build_folder
 
-        report = build_folder(site_dir, options)
+        report = build_folder(site_dir, options, page_dates=page_dates)
     report.excluded.extend(left_out)
     if args.config and report.urls:
         from .mkdocsconfig import GENERATOR_SITEMAPS

@@ -18,10 +18,16 @@ from typing import Any
 
 from .errors import SitemapkitError
 
-__all__ = ["FRONT_MATTER_KEYS", "front_matter_lastmod", "front_matter_listed", "read_front_matter"]
+__all__ = [
+    "FRONT_MATTER_DATE_ADVICE", "FRONT_MATTER_KEYS", "front_matter_lastmod", "front_matter_listed", "read_front_matter",
+]
 
 #: The front-matter keys the rule reads; no other key is parsed.
 FRONT_MATTER_KEYS = frozenset({"lastmod", "date", "sitemap"})
+
+#: How a page gives its own date under this rule: what ``build_site(page_dates=)``
+#: offers when git and file times cannot date the pages.
+FRONT_MATTER_DATE_ADVICE = "give the pages a 'lastmod' or 'date' in their front matter"
 
 # MkDocs' mkdocs.utils.meta: YAML between "---" and "---" (or "..."), else
 # MultiMarkdown-style "key: value" lines up to the first blank line.

@@ -82,6 +82,12 @@ _HREFLANG_MARKERS = (b"hreflang",)
 #: dateModified (Hugo, Jekyll's jekyll-seo-tag, WordPress and most blog themes
 #: write one or more of these).
 HEAD_DATE_PROPERTIES = ("article:modified_time", "og:updated_time")
+#: How a page gives its own date in its head: what ``sitemapkit build`` offers
+#: when git and file times cannot date the pages.
+HEAD_DATE_ADVICE = (
+    "declare each page's date in its head (<meta property> " + " or ".join(HEAD_DATE_PROPERTIES)
+    + ", or JSON-LD dateModified)"
+)
 
 _ROBOTS_META_NAMES = frozenset({"robots", "googlebot"})
 # "none" is short for "noindex, nofollow" (Google's and Bing's robots meta docs).

@@ -54,7 +54,7 @@ class LastmodResult:
     notices: list[Notice] = dataclasses.field(default_factory=list)
 
 
-def resolve_lastmods(sources: Iterable[Path], mode: str = "auto") -> LastmodResult:
+def resolve_lastmods(sources: Iterable[Path], mode: str = "auto", *, page_dates: str | None = None) -> LastmodResult:
     """Last change of each source file, by ``mode`` (auto | git | mtime | none).
 
     ``git`` takes the last commit that changed the file (one ``git log`` pass for
@@ -62,7 +62,10 @@ def resolve_lastmods(sources: Iterable[Path], mode: str = "auto") -> LastmodResu
     uncommitted changes or lie outside the repository get their file time.
     ``auto`` is ``git`` when the sources are in a git work tree and git is
     installed, else ``mtime``. Untrustworthy dates (shallow history, flat or
-    pre-1980 file times) come back as ``None``, with one notice per cause.
+    pre-1980 file times) come back as ``None``, with one notice per cause; the
+    notice offers ``page_dates`` (how the caller's pages state a date of their
+    own, in its terms) where it is given. ``git`` where git cannot be asked (no
+    work tree, git not installed) is a :class:`ConfigError`.
     """
     if mode not in LASTMOD_SOURCES:
         raise ConfigError("lastmod", f"{mode!r} is not one of {', '.join(LASTMOD_SOURCES)}")
@@ -79,7 +82,7 @@ def resolve_lastmods(sources: Iterable[Path], mode: str = "auto") -> LastmodResu
         dates.update(outcome.dates)
         notices.extend(outcome.notices)
         use_mtime = outcome.use_mtime
-    mtimes, mtime_notice = _file_times(use_mtime)
+    mtimes, mtime_notice = _file_times(use_mtime, page_dates)
     dates.update(mtimes)
     if mtime_notice:
         notices.append(mtime_notice)
@@ -138,19 +141,17 @@ def _git_dates(paths: list[Path], *, explicit: bool) -> _GitOutcome:
     if start is None:
         return _GitOutcome({}, paths, [])
     if shutil.which("git") is None:
-        notices = [_notice("lastmod is 'git' but git is not installed; using file times instead.")] if explicit else []
-        return _GitOutcome({}, paths, notices)
+        if explicit:
+            raise ConfigError("lastmod", "'git' asks for git dates, but git is not installed")
+        return _GitOutcome({}, paths, [])
     try:
         repo = _find_repo(start)
     except _GitRefused as refusal:
         return _git_refused(paths, str(refusal), explicit=explicit)
     if repo is None:
-        notices = (
-            [_notice(f"lastmod is 'git' but {start} is not in a git work tree; using file times instead.")]
-            if explicit
-            else []
-        )
-        return _GitOutcome({}, paths, notices)
+        if explicit:
+            raise ConfigError("lastmod", f"'git' asks for git dates, but {start} is not in a git work tree")
+        return _GitOutcome({}, paths, [])
 
     # Repository-relative names as git prints them: bytes with "/" separators.
     top_prefix = repo.top.rstrip(os.sep) + os.sep
@@ -427,7 +428,9 @@ def _nul_fields(stream: IO[bytes]) -> Iterator[bytes]:
 # ---- file times ------------------------------------------------------------------
 
 
-def _file_times(paths: list[Path]) -> tuple[dict[Path, dt.datetime | None], Notice | None]:
+def _file_times(
+    paths: list[Path], page_dates: str | None = None
+) -> tuple[dict[Path, dt.datetime | None], Notice | None]:
     """Modification times, withheld when they cannot be a page's real last change."""
     dates: dict[Path, dt.datetime | None] = {}
     seconds: dict[Path, int] = {}
@@ -447,7 +450,7 @@ def _file_times(paths: list[Path]) -> tuple[dict[Path, dt.datetime | None], Noti
     shown = _display_names(list(seconds))
     too_old = sorted(shown[p] for p, s in seconds.items() if s < _EARLIEST_TRUE_MTIME)
     flat_names = sorted(shown[p] for p, s in seconds.items() if s >= _EARLIEST_TRUE_MTIME) if flat else []
-    return dates, file_times_notice(flat_names, too_old)
+    return dates, file_times_notice(flat_names, too_old, page_dates=page_dates)
 
 
 def trusted_file_time(stamp: int) -> bool:
@@ -462,11 +465,13 @@ def flat_file_times(plausible: list[int]) -> bool:
 
 
 def file_times_notice(
-    flat: list[str], too_old: list[str], flat_count: int | None = None, too_old_count: int | None = None
+    flat: list[str], too_old: list[str], flat_count: int | None = None, too_old_count: int | None = None,
+    page_dates: str | None = None,
 ) -> Notice | None:
     """The notice for file times withheld: the names (relative to the sources'
     common folder, sorted; the first few are enough when the counts are given)
-    of the sources whose times are one moment's, and of those before 1980."""
+    of the sources whose times are one moment's, and of those before 1980;
+    ``page_dates`` as :func:`resolve_lastmods` takes it."""
     flat_count = len(flat) if flat_count is None else flat_count
     too_old_count = len(too_old) if too_old_count is None else too_old_count
     reasons = []
@@ -483,10 +488,13 @@ def file_times_notice(
         )
     if not reasons:
         return None
+    # Only what this user can do: pages state their own date only where the caller
+    # reads one (front matter, metadata); the command line reads none.
+    remedies = ["Build from a full git clone (lastmod 'auto' or 'git')", page_dates, "set lastmod to 'none'"]
+    offered = [remedy for remedy in remedies if remedy]
     return _notice(
         f"lastmod omitted: {'; '.join(reasons)}, so they do not tell when a page changed. "
-        "Build from a full git clone (lastmod 'auto' or 'git'), give the pages a date in "
-        "their metadata, or set lastmod to 'none'."
+        f"{', '.join(offered[:-1])}, or {offered[-1]}."
     )
 
 

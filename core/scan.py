@@ -275,10 +275,10 @@ def _uses_git(site_dir: Path, mode: str) -> bool:
         return True  # build_site says why (dubious ownership...)
 
 
-def _build_site(site_dir: Path, options: Options) -> Report:
+def _build_site(site_dir: Path, options: Options, page_dates: str | None) -> Report:
     from .cli import find_pages
 
-    return build_site(sorted(find_pages(site_dir), key=lambda p: p.loc), options, site_dir)
+    return build_site(sorted(find_pages(site_dir), key=lambda p: p.loc), options, site_dir, page_dates=page_dates)
 
 
 def _has_duplicates(listed: list[bytes]) -> bool:
@@ -293,16 +293,18 @@ def _has_duplicates(listed: list[bytes]) -> bool:
 
 
 def build_folder(
-    site_dir: Path | str, options: Options, workers: int | None = None, chunk_pages: int = CHUNK_PAGES
+    site_dir: Path | str, options: Options, workers: int | None = None, chunk_pages: int = CHUNK_PAGES,
+    *, page_dates: str | None = None,
 ) -> Report:
     """``build_site`` for the pages :func:`walk_pages` finds in ``site_dir``,
-    written into it; ``workers`` processes (default: one a core, 1 for none)
-    check ``chunk_pages`` pages at a time."""
+    written into it (``page_dates`` as build_site takes it); ``workers``
+    processes (default: one a core, 1 for none) check ``chunk_pages`` pages at
+    a time."""
     site_dir = Path(site_dir)
     if not site_dir.is_dir():
         raise SitemapkitError(f"{str(site_dir)!r} is not a folder")
     if _uses_git(site_dir, options.lastmod):
-        return _build_site(site_dir, options)
+        return _build_site(site_dir, options, page_dates)
     output_dir, report, scope, robots_text, rules = prepare(options, site_dir)
     workers = _worker_count() if workers is None else workers
 
@@ -348,7 +350,7 @@ def build_folder(
         # dates only the pages it lists, and so decides whether file times are
         # believable without the others): build_site's path.
         del listed[:]
-        return _build_site(site_dir, options)
+        return _build_site(site_dir, options, page_dates)
     report.excluded += found.excluded
     # Notices in page order, as build_site gives them.
     found.notices.sort(key=lambda pair: pair[0])
@@ -358,7 +360,7 @@ def build_folder(
         below = len(found.common) + 1 if found.common else 0
         notice = file_times_notice(
             [n[below:] for n in found.plausible_names] if flat else [], [n[below:] for n in found.too_old_names],
-            len(found.plausible) if flat else 0, found.too_old_count,
+            len(found.plausible) if flat else 0, found.too_old_count, page_dates=page_dates,
         )
         if notice is not None:
             report.notices.append(notice)

@@ -35,7 +35,16 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.utils import is_error_template
 from mkdocs.utils.meta import get_data
 
-from sitemapkit import ConfigError, Options, Page, SitemapkitError, build_site, front_matter_lastmod, front_matter_listed
+from sitemapkit import (
+    FRONT_MATTER_DATE_ADVICE,
+    ConfigError,
+    Options,
+    Page,
+    SitemapkitError,
+    build_site,
+    front_matter_lastmod,
+    front_matter_listed,
+)
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -83,8 +92,13 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         super().__init__()
         # None when no sitemap is to be written (site_url unset).
         self.options: Options | None = None
+        # `mkdocs serve`: a preview on 127.0.0.1, never published.
+        self.previewing = False
         # The final Files of each build in this run: one, or one per language.
         self.files: list[Files] = []
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.previewing = command == "serve"
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         # MkDocs' sitemap.xml gives every page the build date as lastmod; ours replaces
@@ -144,11 +158,15 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         pages.sort(key=lambda page: page.loc)
         self.files = []
         try:
-            report = build_site(pages, self.options, Path(config.site_dir))
+            report = build_site(pages, self.options, Path(config.site_dir), page_dates=FRONT_MATTER_DATE_ADVICE)
         except ConfigError as error:
             raise PluginError(error.for_setting(_setting_name(error.option))) from None
         except SitemapkitError as error:
             raise PluginError(f"sitemapkit: {error}") from None
+        if self.previewing:
+            # The advice is about publishing (the robots.txt line to add at the host
+            # root); a preview's URLs are 127.0.0.1 and nothing is published.
+            report.advice.clear()
         # The summary names sitemapkit itself: log it without the plugin logger's prefix.
         log.logger.info(report.details().rstrip() if self.options.verbose else report.summary())
         for notice in report.notices:

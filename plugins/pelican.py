@@ -100,6 +100,9 @@ _DIRECT_TEMPLATE_KINDS = {
     "authors": "authors",
     "archives": "archives",
 }
+# How an article or page states its own date here, offered when git and file
+# times cannot date it.
+PAGE_DATES = "give the articles and pages a 'modified' or 'date' in their metadata"
 # Metadata values of ``sitemap:`` (Pelican hands metadata over as text).
 _FALSE = {"false", "no", "off", "0"}
 _TRUE = {"true", "yes", "on", "1"}
@@ -449,13 +452,27 @@ def finish_run(pelican) -> None:
         outer.handed_over.extend(_absolute(page, run.site_url) for page in pages)
         return
     try:
-        report = sitemapkit.build_site(pages, run.options, Path(run.output_dir))
+        report = sitemapkit.build_site(pages, run.options, Path(run.output_dir), page_dates=PAGE_DATES)
     except ConfigError as error:
         setting = "SITEURL" if error.option == "base_url" else f"{SETTING}[{error.option!r}]"
         raise SitemapkitConfigError(setting, error.problem) from None
-    log.info("%s", report.details().rstrip("\n") if run.options.verbose else report.summary())
+    _show_summary(report.details().rstrip("\n") if run.options.verbose else report.summary())
     for notice in report.notices:
         log.warning("sitemapkit [" + notice.code + "]: %s", notice.message)
+
+
+def _show_summary(text: str) -> None:
+    """Log the summary at INFO, shown at Pelican's default verbosity.
+
+    Pelican shows INFO records only with --verbose, yet prints its own summary
+    ("Done: Processed ...") by default; this line (which carries the robots.txt
+    advice) is shown on the same terms. It stays INFO, so ``--fatal warnings``
+    does not count it; the level is this logger's own, so ``--quiet`` (which
+    raises the root logger past WARNING) still hides it.
+    """
+    shown = logging.getLogger().getEffectiveLevel()
+    log.setLevel(min(shown, logging.INFO) if shown <= logging.WARNING else logging.NOTSET)
+    log.info("%s", text)
 
 
 def _containing_run(run: _Run) -> _Run | None:

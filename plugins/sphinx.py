@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
 from sphinx.errors import SphinxError
@@ -161,6 +161,20 @@ def _translate(error: sitemapkit.SitemapkitError) -> SitemapkitSphinxError:
     return SitemapkitSphinxError(str(error))
 
 
+def _stop(error: SitemapkitSphinxError) -> NoReturn:
+    """Stop the build with one error line naming the setting, and exit status 2.
+
+    Any exception that reaches sphinx-build, SphinxError and Sphinx's own
+    ConfigError included, makes Sphinx 8.1+ print its crash report (versions, a
+    traceback, a request to report the error to Sphinx's tracker), and 7.4 a
+    traceback under -T: a bad setting is no crash. So the message is logged as an
+    error and the build ends with SystemExit, which sphinx-build lets through as
+    its exit status (it catches only Exception and KeyboardInterrupt).
+    """
+    logger.error("%s", error)
+    raise SystemExit(2)
+
+
 def check_config(app: Sphinx) -> None:
     if app.builder.name not in BUILDERS:
         return
@@ -172,24 +186,30 @@ def check_config(app: Sphinx) -> None:
             subtype="config",
         )
         return
-    _options(app)
-    if app.config.sitemapkit_languages:
-        _language_bases(app.config)
+    try:
+        _options(app)
+        if app.config.sitemapkit_languages:
+            _language_bases(app.config)
+    except SitemapkitSphinxError as error:
+        _stop(error)
 
 
 def write_sitemap(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or app.builder.name not in BUILDERS or not _base_url(app.config):
         return
-    options = _options(app)
-    pages = _pages(app)
-    if app.config.sitemapkit_languages:
-        listed = _with_alternates(pages, *_language_bases(app.config))
-    else:
-        listed = list(pages.values())
     try:
-        report = sitemapkit.build_site(listed, options, Path(app.outdir))
-    except sitemapkit.SitemapkitError as error:
-        raise _translate(error) from None
+        options = _options(app)
+        pages = _pages(app)
+        if app.config.sitemapkit_languages:
+            listed = _with_alternates(pages, *_language_bases(app.config))
+        else:
+            listed = list(pages.values())
+        try:
+            report = sitemapkit.build_site(listed, options, Path(app.outdir))
+        except sitemapkit.SitemapkitError as error:
+            raise _translate(error) from None
+    except SitemapkitSphinxError as error:
+        _stop(error)
     logger.info(report.details() if options.verbose else report.summary())
     for notice in report.notices:
         logger.warning(notice.message, type="sitemapkit", subtype=notice.code)

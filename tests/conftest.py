@@ -23,8 +23,9 @@ _schema_cache: dict[str, object] = {}
 
 
 SCHEMAS_MISSING = (
-    f"schema checks skipped: {SCHEMAS} is missing (the sitemaps.org XSDs live in "
-    "../shared/schemas beside the repository, never in it)"
+    f"schema checks skipped: no sitemaps.org schemas in {SCHEMAS} (../shared/schemas beside the "
+    "repository: sitemap.xsd and siteindex.xsd from https://www.sitemaps.org/schemas/sitemap/0.9/; "
+    "see README, 'Schemas'); every other check still runs"
 )
 
 

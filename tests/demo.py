@@ -1,7 +1,9 @@
 """The demo: build a fixture site with its real generator and sitemapkit, then check it.
 
-Run by ``python3 tests/tasks.py demo`` inside each generator's virtual environment:
-``python tests/demo.py {core|mkdocs|pelican|sphinx}``. Prints one line per site.
+Run by ``python3 tests/tasks.py demo [--keep DIR]`` inside each generator's virtual
+environment: ``python tests/demo.py {core|mkdocs|pelican|sphinx} DIR``. The site is
+built into ``DIR/site`` and kept there to look at; prints one line for the site and
+the path of its sitemap.
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from sitemapkit.check import check_site
@@ -41,25 +42,44 @@ SITES = {
 }
 
 
-def main(name: str) -> int:
+# Marks a folder as the demo's own, so a rerun may replace it and nothing else.
+MARKER = ".sitemapkit-demo"
+
+
+def main(name: str, folder: Path) -> int:
     base_url, command = SITES[name]
-    with tempfile.TemporaryDirectory(prefix=f"sitemapkit-demo-{name}-") as tmp:
-        out = Path(tmp) / "site"
-        if name == "core":
-            shutil.copytree(FIXTURES / "static", out)
-        build = subprocess.run(command(out), capture_output=True, text=True, cwd=tmp)
-        if build.returncode != 0:
-            print(f"demo {name}: build failed\n{build.stdout}{build.stderr}")
-            return 1
-        result = check_site(out, base_url)
-        for problem in result.problems:
-            print(f"  {problem}")
-        robots = (out / "robots.txt").read_text() if (out / "robots.txt").exists() else ""
-        sitemap_lines = [line for line in robots.splitlines() if line.lower().startswith("sitemap:")]
-        print(f"demo {name:8} {base_url:28} {result.summary().removeprefix('sitemapkit check: ')}; "
-              f"robots.txt: {', '.join(sitemap_lines) or 'not written (base URL below the host root)'}")
-        return 1 if result.problems else 0
+    if folder.exists():
+        if not (folder / MARKER).exists():
+            print(f"demo {name}: {folder} exists and is no demo folder; name another with --keep")
+            return 2
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    (folder / MARKER).write_text("built by python3 tests/tasks.py demo; replaced by the next run\n")
+    out = folder / "site"
+    if name == "core":
+        shutil.copytree(FIXTURES / "static", out)
+    build = subprocess.run(command(out), capture_output=True, text=True, cwd=folder)
+    if build.returncode != 0:
+        print(f"demo {name}: build failed\n{build.stdout}{build.stderr}")
+        return 1
+    result = check_site(out, base_url)
+    for problem in result.problems:
+        print(f"  {problem}")
+    robots = (out / "robots.txt").read_text() if (out / "robots.txt").exists() else ""
+    sitemap_lines = [line for line in robots.splitlines() if line.lower().startswith("sitemap:")]
+    print(f"demo {name:8} {base_url:28} {result.summary().removeprefix('sitemapkit check: ')}; "
+          f"robots.txt: {', '.join(sitemap_lines) or 'not written (base URL below the host root)'}")
+    print(f"     {'':8} sitemap: {_shown(out / 'sitemap.xml')}")
+    return 1 if result.problems else 0
+
+
+def _shown(path: Path) -> str:
+    """The path as the user can type it from where they ran the demo."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1], Path(sys.argv[2])))

@@ -12,16 +12,22 @@ ranges, and installed together pip quietly falls back to an older Pelican.
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 VENVS = ROOT / ".venvs"
+
+# The interpreter that runs this file and creates the environments: 3.11 for
+# `python -P` (tests must see the installed package, never the repository root).
+REQUIRED_PYTHON = (3, 11)
 
 # name -> (pip requirements beyond the project itself, test folders run in it)
 ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
@@ -62,8 +68,28 @@ BENCH_EXTRAS: dict[str, list[str]] = {
 }
 
 
+def interpreter_problem(version: tuple[int, ...] = tuple(sys.version_info)) -> str | None:
+    """One line saying which Python this file needs, or None when this one will do."""
+    if version[:2] >= REQUIRED_PYTHON:
+        return None
+    need = ".".join(map(str, REQUIRED_PYTHON))
+    have = ".".join(map(str, version[:3]))
+    return (f"tests/tasks.py needs Python {need} or newer (this is Python {have}); "
+            f"run it with python{need} tests/tasks.py, or any newer python3")
+
+
 def venv_python(name: str) -> Path:
     return VENVS / name / "bin" / "python"
+
+
+class TaskError(Exception):
+    """A step failed; the message is the one line to show (the details are in a log)."""
+
+
+# setuptools' note on every editable install of a package whose folder has another
+# name (sitemapkit is core/): information, not a problem of the project. A filter on
+# the message's start needs no import, so it works in pip's build subprocess too.
+_PIP_ENV = {"PYTHONWARNINGS": "ignore:Editable installation"}
 
 
 def ensure_env(name: str, extra: list[str] = ()) -> Path:
@@ -74,16 +100,72 @@ def ensure_env(name: str, extra: list[str] = ()) -> Path:
     wanted = "\n".join(requirements) + "\n" + _project_fingerprint()
     if python.exists() and stamp.exists() and stamp.read_text() == wanted:
         return python
+    log = VENVS / f"{name}.log"
+    VENVS.mkdir(exist_ok=True)
+    log.write_text("")
     if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(VENVS / name)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"], check=True)
-    print(f"[tasks] installing into .venvs/{name}: {' '.join(requirements)}", flush=True)
+        _step(f"{_shown(VENVS / name)}: creating the virtual environment", log,
+              [sys.executable, "-m", "venv", str(VENVS / name)])
+        _step(f"{_shown(VENVS / name)}: upgrading pip", log, [str(python), "-m", "pip", "install", "--upgrade", "pip"])
     # -e: tests run against the working tree; setuptools' editable finder maps
     # sitemapkit -> core/ and sitemapkit.plugins -> plugins/ without exposing either.
     reqs = ["-e" + r if r.startswith(".[") else r for r in requirements]
-    subprocess.run([str(python), "-m", "pip", "install", "-q", *reqs], cwd=ROOT, check=True)
+    _step(f"{_shown(VENVS / name)}: installing {' '.join(requirements)}", log,
+          [str(python), "-m", "pip", "install", "--progress-bar", "off", *reqs])
     stamp.write_text(wanted)
     return python
+
+
+# What pip prints when it moves on to another package: shown as progress.
+_PIP_PROGRESS = re.compile(r"^\s*(Collecting|Downloading|Processing|Obtaining|Building|Installing collected|"
+                           r"Successfully installed|Preparing|Getting requirements)\b")
+# A heartbeat in logs that are not a terminal (CI): one line this often, at most.
+_HEARTBEAT_SECONDS = 10
+
+
+def _step(title: str, log: Path, command: list[str]) -> None:
+    """Run one set-up step: one line saying what it does, its progress while it
+    runs (one line rewritten on a terminal, a line every few seconds in a log),
+    everything it printed in ``log``, and on failure the end of it."""
+    started = time.monotonic()
+    print(f"[tasks] {title}", flush=True)
+    tty = sys.stdout.isatty()
+    latest = ""
+    tail: collections.deque[str] = collections.deque(maxlen=30)
+    with log.open("a") as record:
+        record.write(f"$ {' '.join(command)}\n")
+        record.flush()
+        proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env={**os.environ, **_PIP_ENV})
+
+        def read() -> None:
+            nonlocal latest
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                record.write(line)
+                tail.append(line)
+                if _PIP_PROGRESS.match(line):
+                    latest = line.strip()
+
+        # pip is silent for long stretches (downloads, unpacking): the clock ticks on.
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        shown_at = started
+        while reader.is_alive():
+            reader.join(timeout=1)
+            now = time.monotonic()
+            status = f"[tasks]   {now - started:3.0f}s {latest[:100]}".rstrip()
+            if tty:
+                print(f"\r\x1b[K{status}", end="", flush=True)
+            elif reader.is_alive() and now - shown_at >= _HEARTBEAT_SECONDS:
+                print(status, flush=True)
+                shown_at = now
+        code = proc.wait()
+    if tty:
+        print("\r\x1b[K", end="", flush=True)
+    if code != 0:
+        sys.stdout.write("".join(tail))
+        raise TaskError(f"{title}: failed (exit {code}); everything it printed is in {_shown(log)}")
 
 
 def _project_fingerprint() -> str:
@@ -115,16 +197,30 @@ def _run_pytest(name: str, python: Path, paths: list[str], extra_args: list[str]
     return code, counts
 
 
+# Where a browser is not on PATH (macOS keeps it in an app bundle), $CHROMIUM names it.
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
+
+
+def find_chromium() -> str | None:
+    """The headless browser the browser-view tests drive, or None."""
+    named = os.environ.get("CHROMIUM")
+    if named:
+        return named
+    return next(filter(None, map(shutil.which, CHROMIUM_NAMES)), None)
+
+
 def ensure_chromium() -> None:
     """Debian's Chromium, for the test that opens sitemap.xml in a real browser.
 
     Installed the way this machine installs system packages (apt, as root); where
-    that is impossible the browser test fails and says why.
+    that is impossible the browser tests skip, saying how to install it, or fail
+    when CI is set.
     """
-    if shutil.which("chromium") or shutil.which("chromium-browser"):
+    if find_chromium():
         return
     if os.geteuid() != 0 or not shutil.which("apt-get"):
-        print("[tasks] chromium is missing and cannot be installed here (needs root and apt-get)", flush=True)
+        print("[tasks] chromium is missing and cannot be installed here (needs root and apt-get): "
+              "the browser-view tests skip, or fail under CI=true (README, 'Tests')", flush=True)
         return
     print("[tasks] installing Debian's chromium (for the browser view test)", flush=True)
     quiet = {"stdout": subprocess.DEVNULL, "env": {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}}
@@ -155,13 +251,27 @@ def cmd_test(args: argparse.Namespace) -> int:
     return 1 if (worst or failed or totals["passed"] == 0) else 0
 
 
+DEMO_DIR = ROOT / ".demo"
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
+    keep = Path(args.keep).resolve() if args.keep else DEMO_DIR
     worst = 0
     for name in ("core", "mkdocs", "pelican", "sphinx"):
         python = ensure_env(name)
-        code = subprocess.run([str(python), str(ROOT / "tests" / "demo.py"), name], cwd=ROOT).returncode
+        code = subprocess.run([str(python), str(ROOT / "tests" / "demo.py"), name, str(keep / name)],
+                              cwd=ROOT).returncode
         worst = worst or code
+    print(f"[tasks] the built sites are kept in {_shown(keep)}/<name>/site (open the sitemaps above)")
     return worst
+
+
+def _shown(path: Path) -> str:
+    """The path as the user can type it from where they are."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -182,13 +292,23 @@ def main() -> int:
     test = sub.add_parser("test", help="run every test, each generator in its own venv")
     test.add_argument("--only", action="append", choices=list(ENVIRONMENTS))
     test.add_argument("pytest_args", nargs="*")
-    sub.add_parser("demo", help="build the fixture sites with their real generators, then check them")
+    demo = sub.add_parser("demo", help="build the fixture sites with their real generators, then check them")
+    demo.add_argument("--keep", metavar="DIR",
+                      help=f"where to keep the built sites (default {DEMO_DIR.relative_to(ROOT)}/ in the repository)")
     bench = sub.add_parser("bench", help="run the benchmarks (not part of the tests)")
     bench.add_argument("--only", action="append", choices=list(ENVIRONMENTS))
     bench.add_argument("bench_args", nargs="*")
     args = parser.parse_args()
+    problem = interpreter_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
     os.environ.setdefault("PYTHONHASHSEED", "0")
-    return {"test": cmd_test, "demo": cmd_demo, "bench": cmd_bench}[args.command](args)
+    try:
+        return {"test": cmd_test, "demo": cmd_demo, "bench": cmd_bench}[args.command](args)
+    except TaskError as error:
+        print(f"[tasks] {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

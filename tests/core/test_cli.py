@@ -203,3 +203,29 @@ def test_check_inflates_a_gzip_bomb_only_up_to_the_limit(tmp_path: Path) -> None
         "sitemap.xml.gz:0: more than 52,428,800 bytes uncompressed; the limit is 52,428,800 (not read further)\n"
         "sitemapkit check: 0 URLs in 1 file; 1 problem\n"
     )
+
+
+def test_lastmod_git_outside_git_is_an_error_that_says_so(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    result = sitemapkit("build", str(site), "--base-url", "https://example.org/", "--lastmod", "git")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == f"sitemapkit: error: --lastmod: 'git' asks for git dates, but {site} is not in a git work tree\n"
+    assert not (site / "sitemap.xml").exists()
+
+
+def test_flat_file_times_warning_offers_only_what_the_command_line_can_do(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    for page in site.rglob("*.html"):
+        os.utime(page, (1_700_000_000, 1_700_000_000))  # as after a fresh checkout
+    result = sitemapkit("build", str(site), "--base-url", "https://example.org/")
+    assert result.returncode == 0, result.stderr
+    # A plain folder's pages can give a date only in their heads: no front matter,
+    # no metadata is read, so none is suggested.
+    assert result.stderr == (
+        "sitemapkit: warning: lastmod omitted: 4 pages (a&b.html, guide/index.html, guide/ü b.html and 1 more) all "
+        "have the same file time, as after a fresh checkout or an unpacked archive, so they do not tell when a page "
+        "changed. Build from a full git clone (lastmod 'auto' or 'git'), declare each page's date in its head "
+        "(<meta property> article:modified_time or og:updated_time, or JSON-LD dateModified), "
+        "or set lastmod to 'none'.\n"
+    )

@@ -420,6 +420,27 @@ def test_flat_file_times_of_untracked_files_in_git_are_omitted_too(tmp_path):
     assert "same file time" in notice.message
 
 
+def test_flat_file_times_offer_page_dates_only_where_the_caller_reads_them(tmp_path):
+    paths = []
+    for name in ("a", "b"):
+        paths.append(tmp_path / f"{name}.html")
+        paths[-1].write_text(name)
+        set_mtime(paths[-1], MTIME_A)
+
+    (plain,) = resolve_lastmods(paths, "mtime").notices
+    assert plain.message.endswith(
+        "so they do not tell when a page changed. Build from a full git clone (lastmod 'auto' or 'git'), "
+        "or set lastmod to 'none'."
+    )
+    assert "metadata" not in plain.message and "front matter" not in plain.message
+
+    (offered,) = resolve_lastmods(paths, "mtime", page_dates="give the pages a 'date' in their front matter").notices
+    assert offered.message.endswith(
+        "Build from a full git clone (lastmod 'auto' or 'git'), give the pages a 'date' in their front matter, "
+        "or set lastmod to 'none'."
+    )
+
+
 # ---- modes -----------------------------------------------------------------------
 
 
@@ -449,7 +470,7 @@ def test_each_mode_in_a_git_work_tree(committed_page, monkeypatch, mode, expecte
     assert bool(counter.commands) == git_runs
 
 
-def test_auto_outside_git_uses_file_times_silently_and_git_says_why(tmp_path):
+def test_auto_outside_git_uses_file_times_silently_and_git_is_an_error(tmp_path):
     folder = tmp_path / "plain"
     folder.mkdir()
     page = folder / "page.md"
@@ -460,10 +481,11 @@ def test_auto_outside_git_uses_file_times_silently_and_git_says_why(tmp_path):
     assert auto.dates == {page: dt.datetime.fromtimestamp(MTIME_C, UTC)}
     assert auto.notices == []
 
-    explicit = resolve_lastmods([page], "git")
-    assert explicit.dates == auto.dates
-    (notice,) = explicit.notices
-    assert "not in a git work tree" in notice.message
+    # Asked for git where there is none: an error that says so, not file times.
+    with pytest.raises(ConfigError) as raised:
+        resolve_lastmods([page], "git")
+    assert raised.value.option == "lastmod"
+    assert raised.value.problem == f"'git' asks for git dates, but {folder} is not in a git work tree"
 
 
 def test_without_git_installed_auto_uses_file_times(committed_page, tmp_path, monkeypatch):
@@ -472,10 +494,8 @@ def test_without_git_installed_auto_uses_file_times(committed_page, tmp_path, mo
     monkeypatch.setenv("PATH", str(empty_bin))
 
     assert resolve_lastmods([committed_page], "auto").dates == {committed_page: dt.datetime.fromtimestamp(MTIME_B, UTC)}
-    explicit = resolve_lastmods([committed_page], "git")
-    assert explicit.dates == {committed_page: dt.datetime.fromtimestamp(MTIME_B, UTC)}
-    (notice,) = explicit.notices
-    assert "git is not installed" in notice.message
+    with pytest.raises(ConfigError, match="^lastmod: 'git' asks for git dates, but git is not installed$"):
+        resolve_lastmods([committed_page], "git")
 
 
 def test_sources_spanning_a_repository_and_its_outside_all_get_file_times(tmp_path):

@@ -3,7 +3,7 @@
 The Chromium tests serve a folder over http.server on 127.0.0.1 (browsers run an
 XML file's stylesheet only from the same origin; file:// is a unique origin to
 Chromium) and read back the DOM after the XSLT and its script have run.
-Chromium is required, never skipped: on Debian/Ubuntu `apt-get install -y chromium`.
+Without Chromium they skip, saying how to install it; with CI=true they fail instead.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 from lxml import etree, html
+
+from tasks import find_chromium
 
 from sitemapkit import ConfigError
 from sitemapkit.stylesheet import FALLBACK_CSS_TEMPLATE_NAME, TEMPLATE_NAME, render_fallback_css, render_stylesheet
@@ -256,15 +258,28 @@ def test_fixtures_are_valid_sitemaps():
 # --- in a real browser -------------------------------------------------------
 
 
+CHROMIUM_MISSING = (
+    "headless Chromium not found (looked for $CHROMIUM, then chromium, chromium-browser, google-chrome on PATH); "
+    "to run the browser-view tests install it (Debian/Ubuntu: sudo apt-get install chromium; "
+    "macOS: brew install --cask chromium, then "
+    "CHROMIUM=/Applications/Chromium.app/Contents/MacOS/Chromium)"
+)
+
+
+def running_in_ci() -> bool:
+    """CI=true (GitHub Actions, GitLab, most others set it): there, missing is a failure."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
 def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    pytest.fail(
-        "the browser-view tests need headless Chromium and found none on PATH; "
-        "install it (Debian/Ubuntu: apt-get install -y chromium)"
-    )
+    found = find_chromium()
+    if found:
+        return found
+    # A laptop without Chromium skips, and says how to get it; CI must never pass
+    # without having looked at the page in a browser.
+    if running_in_ci():
+        pytest.fail(CHROMIUM_MISSING + "; CI is set, so this is a failure, not a skip")
+    pytest.skip(CHROMIUM_MISSING)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import sitemap_entries
 
@@ -108,8 +112,9 @@ def fetch(url: str, timeout: float = 60) -> bytes:
             time.sleep(0.3)
 
 
-def test_serve(project, tmp_path):
-    """A short real `mkdocs serve`: it builds into a temporary folder and serves the sitemap from there."""
+def serve(project, tmp_path, check):
+    """Run a real `mkdocs serve`, call ``check(base_url, served_folder)`` while it
+    runs, stop it with Ctrl-C; its output. Checks that it left nothing behind."""
     port = free_port()
     # serve builds into a tempfile.mkdtemp() folder: point TMPDIR at one we can watch.
     served_tmp = tmp_path / "served-tmp"
@@ -121,27 +126,91 @@ def test_serve(project, tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:
-        base = f"http://127.0.0.1:{port}/"
-        data = fetch(base + "sitemap.xml")
-        robots = fetch(base + "robots.txt").decode()
-        [served] = list(served_tmp.iterdir())
-        listed = set(sitemap_entries(served))
-        # serve previews drafts; they are still not listed.
-        assert (served / "drafts" / "wip" / "index.html").is_file()
+        site_url = yaml.safe_load(project.config_file.read_text(encoding="utf-8"))["site_url"]
+        base = f"http://127.0.0.1:{port}{urllib.parse.urlsplit(site_url).path}"
+        fetch(base + "sitemap.xml")
+        # serve's own folder: tempfile.mkdtemp(prefix="mkdocs_").
+        [served] = [p for p in served_tmp.iterdir() if p.name.startswith("mkdocs_")]
+        check(base, served)
     finally:
         server.send_signal(signal.SIGINT)
         try:
-            output, _ = server.communicate(timeout=30)
+            # Generous: on a loaded machine stopping the watcher and the server
+            # threads can take long; killed, serve cannot remove its folder.
+            output, _ = server.communicate(timeout=180)
         except subprocess.TimeoutExpired:
             server.kill()
             output, _ = server.communicate()
-    assert b"<urlset" in data
-    assert listed == {base + url for url in (
-        "", "%C3%BCmlaut/", "a%26b/", "dated/", "guide/", "guide/advanced/deep/", "guide/install/", "orphan/",
-    )}
-    assert f"Sitemap: {base}sitemap.xml" in robots
+            pytest.fail(f"mkdocs serve did not stop within 180 s of Ctrl-C:\n{output}")
     assert "Traceback" not in output, output
-    assert "sitemapkit: 8 URLs" in output, output
     # Nothing written beside the sources, and serve's own folder is gone after it stops.
     assert snapshot(project.root) == before
+    assert not served.exists()
     assert list(served_tmp.iterdir()) == []
+    return output
+
+
+def test_serve(project, tmp_path):
+    """A short real `mkdocs serve`: it builds into a temporary folder and serves the sitemap from there."""
+    seen = {}
+
+    def check(base, served):
+        seen["sitemap"] = fetch(base + "sitemap.xml")
+        seen["robots"] = fetch(base + "robots.txt").decode()
+        seen["listed"] = set(sitemap_entries(served))
+        # serve previews drafts; they are still not listed.
+        assert (served / "drafts" / "wip" / "index.html").is_file()
+
+    output = serve(project, tmp_path, check)
+    base = seen["robots"].split("Sitemap: ")[1].split("sitemap.xml")[0]
+    assert base.startswith("http://127.0.0.1:")
+    assert b"<urlset" in seen["sitemap"]
+    assert seen["listed"] == {base + url for url in (
+        "", "%C3%BCmlaut/", "a%26b/", "dated/", "guide/", "guide/advanced/deep/", "guide/install/", "orphan/",
+    )}
+    assert "sitemapkit: 8 URLs" in output, output
+
+
+def test_serve_below_the_host_root_gives_no_robots_txt_advice(project, tmp_path):
+    """A real build below the host root says which robots.txt line to add; a
+    preview on 127.0.0.1 has no robots.txt to publish, so it says nothing of it."""
+    project.configure(site_url="https://example.org/docs/")
+    build = project.cli("build")
+    assert "add 'Sitemap: https://example.org/docs/sitemap.xml' to it" in build.stderr, build.stderr
+
+    output = serve(project, tmp_path, lambda base, served: None)
+    [summary] = [line for line in output.splitlines() if "sitemapkit: " in line]
+    assert summary == "INFO    -  sitemapkit: 9 URLs in 1 file (sitemap.xml); excluded 1 canonical, 1 exclude, 1 noindex"
+    assert "robots.txt" not in output, output
+
+
+def _out_of_git(project) -> None:
+    """The project as an unpacked archive: no git, every file the same time."""
+    shutil.rmtree(project.root / ".git")
+    for path in (project.root / "docs").rglob("*"):
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+
+
+def test_flat_file_times_warning_offers_front_matter_dates(project):
+    _out_of_git(project)
+    result = project.cli("build")
+    assert result.returncode == 0, result.stderr
+    [warning] = [line for line in result.stderr.splitlines() if line.startswith("WARNING")]
+    assert warning.startswith("WARNING -  sitemapkit: lastmod omitted: 7 pages (a&b.md, "), warning
+    assert warning.endswith(
+        "so they do not tell when a page changed. Build from a full git clone (lastmod 'auto' or 'git'), "
+        "give the pages a 'lastmod' or 'date' in their front matter, or set lastmod to 'none'."
+    ), warning
+
+
+def test_lastmod_git_outside_git_stops_naming_the_setting(project):
+    _out_of_git(project)
+    project.configure(sitemapkit={"lastmod": "git"})
+    result = project.cli("build")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR")]
+    assert errors == [
+        f"ERROR   -  plugins.sitemapkit.lastmod: 'git' asks for git dates, but {project.root / 'docs'} "
+        "is not in a git work tree"
+    ], result.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
+import re
 import shutil
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -486,3 +487,38 @@ def test_a_crashed_run_does_not_stop_the_next(site):
     os.remove(broken)
     listed = locs(site.build())
     assert set(listed) == set(EXPECTED)
+
+
+def test_cli_shows_the_summary_by_default_and_it_is_no_warning(site):
+    """Pelican shows INFO only with --verbose; the summary (with the robots.txt
+    line to add, as SITEURL is below the host root) shows without it, and
+    --fatal warnings does not count it."""
+    result = site.cli("--fatal", "warnings")
+    assert result.returncode == 0, result.stdout + result.stderr
+    [summary] = [line for line in result.stdout.splitlines() if "sitemapkit" in line]
+    assert re.fullmatch(
+        r"\[\d\d:\d\d:\d\d\] INFO +sitemapkit: 28 URLs in 1 file \(sitemap\.xml\); excluded 1 canonical, 1 metadata, "
+        r"1 noindex, 1 redirect, 1 robots\.txt; robots\.txt is read only at the host root; "
+        r"add 'Sitemap: https://example\.org/blog/sitemap\.xml' to it +pelican\.py:\d+",
+        summary.rstrip(),
+    ), summary
+    assert "Traceback" not in result.stdout + result.stderr
+    # --quiet still means quiet.
+    quiet = site.cli("--fatal", "warnings", "--quiet")
+    assert quiet.returncode == 0, quiet.stdout + quiet.stderr
+    assert "sitemapkit" not in quiet.stdout + quiet.stderr
+
+
+def test_cli_flat_file_times_warning_offers_metadata_dates(site):
+    # An unpacked archive: no git, every file the same time.
+    shutil.rmtree(site.root / ".git")
+    for path in site.content.rglob("*"):
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+    result = site.cli()
+    assert result.returncode == 0, result.stdout + result.stderr
+    [warning] = [line.rstrip() for line in result.stdout.splitlines() if "lastmod omitted" in line]
+    assert re.search(
+        r"so they do not tell when a page changed\. Build from a full git clone \(lastmod 'auto' or 'git'\), give the "
+        r"articles and pages a 'modified' or 'date' in their metadata, or set lastmod to 'none'\. +pelican\.py:\d+$",
+        warning,
+    ), warning
