@@ -13,8 +13,11 @@ decides whether the file times can be believed (:mod:`~sitemapkit.lastmod`'s
 rule, over all of them) and writes them with the same sharding and publishing
 as every build.
 
-Dates from git take ``build_site``'s path: a repository is dated in one pass
-over all of its files, not per chunk.
+Three kinds of site take ``build_site``'s path instead: dates from git (a
+repository is dated in one pass over all of its files, not per chunk); pages
+whose heads declare hreflang alternates (a group is checked across its pages);
+and, with dates, two pages with one URL or a page too long to list (build_site
+dates only the pages it lists, which decides whether file times are believed).
 """
 
 from __future__ import annotations
