@@ -42,7 +42,6 @@ from .htmlcheck import HeadFacts
 from .lastmod import _EXAMPLES, _GitRefused, _find_repo, file_times_notice, flat_file_times, trusted_file_time
 from .model import Excluded, Notice, Options, Page, Report
 from .robotsrules import RobotsRules
-from .urllist import _worker_count
 from .urls import Scope
 
 # Pages a static site writes that are never content to index.
@@ -309,12 +308,15 @@ def build_folder(
     if _uses_git(site_dir, options.lastmod):
         return _build_site(site_dir, options, page_dates)
     output_dir, report, scope, robots_text, rules = prepare(options, site_dir)
-    workers = _worker_count() if workers is None else workers
 
     found = _Found()
     chunks = _chunks(walk_pages(site_dir), chunk_pages)
     first = next(chunks, [])
     second = next(chunks, None)
+    if workers is None and second is not None:
+        from .urllist import _worker_count  # one rule for how many processes
+
+        workers = _worker_count()
     if second is None or workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         # A small site, one core, or no fork (Windows): no processes.
         _start_worker(options, str(site_dir), rules)
