@@ -51,6 +51,7 @@ PAGE_SUFFIXES = (".html", ".htm")
 # Pages per hand-off to a worker: enough that the hand-off costs nothing next to
 # reading the pages, few enough that every core starts early and memory stays flat.
 CHUNK_PAGES = 1024
+_POOL_FROM_CHUNKS = 4
 
 # Where each listed page's bytes split: "LOC\0" + its walk position in this many
 # bytes + 1 when its lastmod is its file time (else 0) + its entry.
@@ -311,17 +312,19 @@ def build_folder(
 
     found = _Found()
     chunks = _chunks(walk_pages(site_dir), chunk_pages)
-    first = next(chunks, [])
-    second = next(chunks, None)
-    if workers is None and second is not None:
+    # Processes pay for themselves from a few chunks on (starting them costs about
+    # what checking a thousand pages does).
+    ahead = list(itertools.islice(chunks, _POOL_FROM_CHUNKS))
+    small = len(ahead) < _POOL_FROM_CHUNKS
+    if workers is None and not small:
         from .urllist import _worker_count  # one rule for how many processes
 
         workers = _worker_count()
-    if second is None or workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if small or workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         # A small site, one core, or no fork (Windows): no processes.
         _start_worker(options, str(site_dir), rules)
         position = 0
-        for names in itertools.chain([first], [second] if second else [], chunks):
+        for names in itertools.chain(ahead, chunks):
             found.add(_check_chunk(names, position))
             position += len(names)
     else:
@@ -334,7 +337,7 @@ def build_folder(
         try:
             pending: collections.deque = collections.deque()
             position = 0
-            for names in itertools.chain([first, second], chunks):
+            for names in itertools.chain(ahead, chunks):
                 pending.append(pool.submit(_check_chunk, names, position))
                 position += len(names)
                 # A few chunks ahead keep every core busy; results in walk order.

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -153,9 +154,11 @@ def _tree(pid: int) -> list[int]:
     return found
 
 
-def run(command: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak PSS of the process tree in MiB, and its standard output."""
+def run(command: list[str]) -> tuple[float, float, str, float]:
+    """Wall seconds, peak PSS of the process tree in MiB, its standard output, and
+    the CPU seconds of the tree (user and system)."""
     peak = 0
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     done = threading.Event()
@@ -174,7 +177,9 @@ def run(command: list[str]) -> tuple[float, float, str]:
     sampler.join()
     if process.returncode != 0:
         sys.exit(f"{command[:3]} failed:\n{err}")
-    return wall, peak / 1024, out
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, peak / 1024, out, cpu
 
 
 def sitemap_files(folder: Path) -> dict[str, bytes]:
@@ -188,7 +193,9 @@ def measure(tmp: Path, pages: int, rounds: int, python: str, sitemapkit: list[st
     print(f"generating {pages - before:,} more pages, {pages:,} in all ...", flush=True)
     generate(site, pages, before)
     warm(site)
-    times: dict[str, list[float]] = {"floor": [], "build": [], "floor (inside)": [], "build_site (inside)": []}
+    times: dict[str, list[float]] = {
+        "floor": [], "build": [], "floor (inside)": [], "build_site (inside)": [], "floor CPU": [], "build CPU": [],
+    }
     peaks: dict[str, list[float]] = {"floor": [], "build": [], "build_site": []}
     steps = ["floor", "build", "build_site"]
     for number in range(rounds):
@@ -196,15 +203,17 @@ def measure(tmp: Path, pages: int, rounds: int, python: str, sitemapkit: list[st
             if step == "floor":
                 shutil.rmtree(out, ignore_errors=True)
                 out.mkdir()
-                wall, peak, text = run([python, "-c", FLOOR, str(site), str(out), BASE_URL])
+                wall, peak, text, cpu = run([python, "-c", FLOOR, str(site), str(out), BASE_URL])
                 times["floor"].append(wall)
+                times["floor CPU"].append(cpu)
                 times["floor (inside)"].append(float(text.split()[-1]))
             elif step == "build":
-                wall, peak, _ = run([*sitemapkit, "build", str(site), "--base-url", BASE_URL, "--lastmod", "mtime"])
+                wall, peak, _, cpu = run([*sitemapkit, "build", str(site), "--base-url", BASE_URL, "--lastmod", "mtime"])
                 times["build"].append(wall)
+                times["build CPU"].append(cpu)
                 built = sitemap_files(site)
             else:
-                wall, peak, text = run([python, "-c", BUILD_SITE, str(site), BASE_URL])
+                wall, peak, text, _ = run([python, "-c", BUILD_SITE, str(site), BASE_URL])
                 times["build_site (inside)"].append(float(text.split()[-1]))
             peaks[step].append(peak)
         if sitemap_files(out) != built:
@@ -218,6 +227,7 @@ def measure(tmp: Path, pages: int, rounds: int, python: str, sitemapkit: list[st
         "median": median,
         "spread": spread,
         "build_ratio": median["build"] / median["floor"],
+        "cpu_ratio": median["build CPU"] / median["floor CPU"],
         "build_site_ratio": median["build_site (inside)"] / median["floor (inside)"],
         "peak": {k: max(v) for k, v in peaks.items()},
         "files": len(built),
@@ -240,13 +250,13 @@ def main() -> int:
         print("removing the pages ...", flush=True)
     print(f"load average after: {os.getloadavg()}")
     ok = True
-    print("\n| pages | floor | build | build / floor | build_site / floor (inside) | peak PSS build | floor | build_site |")
+    print("\n| pages | floor | build | build / floor (CPU) | build_site / floor (inside) | peak PSS build | floor | build_site |")
     print("|---|---|---|---|---|---|---|---|")
     for r in results:
         m, s, p = r["median"], r["spread"], r["peak"]
         print(
             f"| {r['pages']:,} | {m['floor']:.2f} s ({s['floor'][0]:.2f}-{s['floor'][1]:.2f}) "
-            f"| {m['build']:.2f} s ({s['build'][0]:.2f}-{s['build'][1]:.2f}) | **{r['build_ratio']:.2f}x** "
+            f"| {m['build']:.2f} s ({s['build'][0]:.2f}-{s['build'][1]:.2f}) | **{r['build_ratio']:.2f}x** ({r['cpu_ratio']:.2f}x) "
             f"| {r['build_site_ratio']:.2f}x ({m['build_site (inside)']:.2f} s / {m['floor (inside)']:.2f} s) "
             f"| {p['build']:.1f} MiB | {p['floor']:.1f} MiB | {p['build_site']:.1f} MiB |"
         )
