@@ -179,3 +179,17 @@ def test_the_static_fixture_comes_out_as_before(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     written = {p.name: p.read_text(encoding="utf-8") for p in site.iterdir() if p.name.startswith("sitemap")}
     assert written == _FIXTURE_SITEMAPS
+
+
+def test_the_walk_finds_pages_in_page_order(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    for name in ["c.htm", "404.html", "d.txt", "a/index.html", "a/b.html", ".hidden/x.html", "é/x.html"]:
+        _page(site / name)
+    # A symlinked folder is not walked (its pages would be listed twice, or forever).
+    (site / "b").symlink_to(site / "a")
+    (site / "e.html").symlink_to(site / "c.htm")
+    from sitemapkit.scan import page_url, walk_pages
+
+    names = list(walk_pages(site))
+    assert names == ["c.htm", "e.html", "a/b.html", "a/index.html", "é/x.html"]
+    assert [page_url(n) for n in names] == ["c.htm", "e.html", "a/b.html", "a/", "é/x.html"]
