@@ -273,34 +273,51 @@ def _resolve_dates(
     } if head_dates else ()
     # Strings, not Path objects: making, hashing and sorting 100,000 of those
     # cost more than the rest of the date pass.
-    sources = sorted({
-        os.fspath(p.source) for loc, p in dated if p.lastmod is None and p.source is not None and loc not in by_head
-    })
+    sources: set[str] = set()
+    includes: set[str] = set()
+    for loc, page in dated:
+        if page.lastmod is None and loc not in by_head:
+            if page.source is not None:
+                sources.add(os.fspath(page.source))
+            if page.includes:
+                includes.update(map(os.fspath, page.includes))
     dates: dict[str, dt.datetime | None] = {}
-    if sources:
-        resolved_sources = resolve_lastmods(sources, options.lastmod, page_dates=page_dates)
-        # Keyed by the source as pages mostly give it, so each page looks its date
-        # up without making a Path again.
-        dates = {str(path): date for path, date in resolved_sources.dates.items()}
-        report.notices.extend(resolved_sources.notices)
+    not_in_git: set[str] = set()
+    if sources or includes:
+        found = resolve_lastmods(sorted(sources), options.lastmod, sorted(includes - sources), page_dates=page_dates)
+        # Keyed by the file as pages mostly give it, so each page looks its date
+        # up without making a Path again (_date_of).
+        dates = {str(path): date for path, date in found.dates.items()}
+        not_in_git = set(map(str, found.not_in_git))
+        if options.lastmod_warnings:
+            report.notices.extend(found.notices)
+        else:
+            # Still said, but as advice, which strict builds do not fail on.
+            report.advice.extend(notice.message for notice in found.notices)
     # loc -> (instant, lastmod as given): the instant finds the newest, the value is
     # copied as written, so a date stays a date and an offset stays an offset.
     # Kept only when some page lists others.
     resolved: dict[str, tuple[dt.datetime, object]] = {}
+    generated: list[str] = []
     for loc, page in dated:
         value = page.lastmod
         if value is None and loc in by_head:
             value = head_dates[loc]
         elif value is None:
-            if page.source is not None:
-                value = dates.get(page.source)
-                if value is None and not isinstance(page.source, str):
-                    value = dates.get(str(page.source))
-                if value is None:
-                    value = dates.get(str(_path(page.source)))
+            generated_here = page.source is not None and bool(not_in_git) and _key(page.source, dates) in not_in_git
+            if generated_here:
+                # Written by the build (ignored by git, or outside the repository):
+                # only what it is built from that git knows can date it.
+                value = _newest([_date_of(dates, f) for f in page.includes])
+            elif page.source is not None or page.includes:
+                value = _date_of(dates, page.source) if page.source is not None else None
+                if page.includes:
+                    value = _newest([value, *(_date_of(dates, f) for f in page.includes)])
             if value is None:
                 value = head_dates.get(loc)
             if value is None:
+                if generated_here:
+                    generated.append(loc)
                 continue
         elif isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
             value = _parse_front_matter_date(value, page)
@@ -318,6 +335,25 @@ def _resolve_dates(
         member_dates = list(filter(None, map(resolved.get, members)))
         if member_dates:
             kept[loc] = _with_lastmod(kept[loc], max(member_dates, key=operator.itemgetter(0))[1])
+    report.undated_generated = sorted(loc for loc in generated if loc in kept and kept[loc].lastmod is None)
+
+
+def _key(file, dates: dict[str, dt.datetime | None]) -> str:
+    """The key of ``dates`` (resolve_lastmods' paths, as strings) for a file a
+    page names: mostly the very string it gave, which needs no Path to find."""
+    return file if isinstance(file, str) and file in dates else str(_path(file))
+
+
+def _date_of(dates: dict[str, dt.datetime | None], file) -> dt.datetime | None:
+    return dates.get(_key(file, dates))
+
+
+def _newest(dates: list[dt.datetime | None]) -> dt.datetime | None:
+    """The newest known date of a page's files. An included file without a date is
+    one git cannot date (untracked, installed, before a shallow clone's cut, so
+    older than any date the clone does know): it does not hold the page back."""
+    known = [d for d in dates if d is not None]
+    return max(known) if known else None
 
 
 def _is_own_output(page: Page) -> bool:

@@ -114,6 +114,10 @@ def cmd_build(args: argparse.Namespace) -> int:
         # A plain folder's pages (or those --source finds no source for) are dated
         # by their heads before their file times.
         from .htmlcheck import HEAD_DATE_ADVICE as page_dates
+
+        if not args.source:
+            # The built files' times are the build's; the sources' history is not.
+            page_dates = f"name the sources with --source DIR to date pages by their git history, {page_dates}"
     if args.config or args.source:
         report = build_site(sorted(pages, key=lambda p: p.loc), options, site_dir, page_dates=page_dates)
     else:

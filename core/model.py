@@ -89,6 +89,11 @@ class Options:
     #: or ``mtime``; a page's own front-matter date wins over each. ``none`` writes
     #: no lastmod at all, front matter included.
     lastmod: Literal["auto", "git", "mtime", "none"] = "auto"
+    #: Say why dates are left out (a shallow clone, file times of a checkout) as a
+    #: warning, which fails strict builds (``mkdocs build --strict``, ``sphinx-build
+    #: -W``). False says it as information instead: the build stays green and the
+    #: message is still shown, as git-revision-date-localized's ``strict: false``.
+    lastmod_warnings: bool = True
     #: Glob patterns (``fnmatch``) matched against each URL's path below ``base_url``.
     exclude: tuple[str, ...] = ()
     #: Write the ``Sitemap:`` line into robots.txt. ``None`` (the default): only when
@@ -165,7 +170,7 @@ class Options:
         object.__setattr__(self, "exclude", tuple(self.exclude))
         for name in (
             "gzip", "gzip_copy", "schema_location", "stylesheet", "check_noindex", "check_canonical",
-            "check_redirects", "check_robots_rules", "verbose",
+            "check_redirects", "check_robots_rules", "verbose", "lastmod_warnings",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(name, f"{getattr(self, name)!r} must be true or false")
@@ -230,6 +235,10 @@ class Page:
     #: The source file whose git or file time is the page's lastmod (a path or a
     #: string: adapters that hold strings need not build Path objects).
     source: Path | str | None = None
+    #: Other files the page is built from (Sphinx ``include``, ``literalinclude``,
+    #: autodoc's modules): its date is the newest of ``source``'s and theirs, all
+    #: dated in the same git pass. Only git dates them: see ``resolve_lastmods``.
+    includes: tuple[Path | str, ...] = ()
     #: The HTML file the build wrote, read (head only) for noindex, canonical and
     #: redirect checks.
     output: Path | str | None = None
@@ -281,6 +290,9 @@ class Report:
     #: Things to tell the user that are not warnings (they must not fail strict
     #: builds), such as the robots.txt line to add at the host root.
     advice: list[str] = dataclasses.field(default_factory=list)
+    #: Pages the build generated outside git (no source file in a repository, and
+    #: no listed page to date them by): left without lastmod, counted, no warning.
+    undated_generated: list[str] = dataclasses.field(default_factory=list)
 
     def excluded_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -296,6 +308,9 @@ class Report:
         counts = self.excluded_counts()
         if counts:
             line += "; excluded " + ", ".join(f"{n} {reason}" for reason, n in counts.items())
+        if self.undated_generated:
+            count = len(self.undated_generated)
+            line += f"; {count} generated page{'s' if count != 1 else ''} without lastmod (no source in git)"
         if self.advice:
             line += "; " + "; ".join(self.advice)
         return line
@@ -307,5 +322,6 @@ class Report:
             f"excluded ({item.reason}): {item.loc}" + (f" -> {item.detail}" if item.detail else "")
             for item in sorted(self.excluded, key=lambda e: (e.reason, e.loc))
         ]
+        lines += [f"without lastmod (generated, no source in git): {loc}" for loc in self.undated_generated]
         lines += [f"warning ({notice.code}): {notice.message}" for notice in self.notices]
         return "\n".join(lines) + "\n"

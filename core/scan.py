@@ -13,8 +13,9 @@ decides whether the file times can be believed (:mod:`~sitemapkit.lastmod`'s
 rule, over all of them) and writes them with the same sharding and publishing
 as every build.
 
-Three kinds of site take ``build_site``'s path instead: dates from git (a
-repository is dated in one pass over all of its files, not per chunk); pages
+Three kinds of site take ``build_site``'s path instead: dates from git, the
+folder in a git work tree or holding one (a repository is dated in one pass
+over all of its files, not per chunk); pages
 whose heads declare hreflang alternates (a group is checked across its pages);
 and, with dates, two pages with one URL or a page too long to list (build_site
 dates only the pages it lists, which decides whether file times are believed).
@@ -39,7 +40,7 @@ from .build import _head_date, build_site, prepare, select_page, write_sitemaps
 from .encoder import EncodeResult, ShardPlanner, _Formatter, encode_entries
 from .errors import SitemapkitError
 from .htmlcheck import HeadFacts
-from .lastmod import _EXAMPLES, _GitRefused, _find_repo, file_times_notice, flat_file_times, trusted_file_time
+from .lastmod import _EXAMPLES, _GitRefused, _find_repo, file_times_notice, one_batch, trusted_file_time
 from .model import Excluded, Notice, Options, Page, Report
 from .robotsrules import RobotsRules
 from .urls import Scope
@@ -60,19 +61,20 @@ _LASTMOD_ELEMENT = re.compile(rb"<lastmod>[^<]*</lastmod>")
 _UTC = dt.timezone.utc
 
 
-def walk_pages(site_dir: Path | str) -> Iterator[str]:
+def walk_pages(site_dir: Path | str, repositories: list[str] | None = None) -> Iterator[str]:
     """The HTML pages of a built folder as names relative to it (``a/b/index.html``),
     each folder's files in name order, then its folders in name order.
 
     Only regular files (or symlinks to them) are pages: a dangling symlink is
     served as nothing, and opening a FIFO would wait forever. Hidden folders
     (``.git``, ``.well-known``) hold no pages to list; a symlinked folder is not
-    entered (it would be walked twice, or forever).
+    entered (it would be walked twice, or forever). The folders that hold a
+    ``.git`` are added to ``repositories`` when it is given.
     """
-    yield from _walk(os.fspath(site_dir), "")
+    yield from _walk(os.fspath(site_dir), "", repositories)
 
 
-def _walk(folder: str, prefix: str) -> Iterator[str]:
+def _walk(folder: str, prefix: str, repositories: list[str] | None) -> Iterator[str]:
     try:
         with os.scandir(folder) as listing:
             entries = list(listing)
@@ -85,6 +87,8 @@ def _walk(folder: str, prefix: str) -> Iterator[str]:
             is_folder = entry.is_dir()
         except OSError:
             is_folder = False
+        if name == ".git" and repositories is not None:
+            repositories.append(prefix)
         if is_folder:
             if not name.startswith("."):
                 folders.append(entry)
@@ -104,7 +108,7 @@ def _walk(folder: str, prefix: str) -> Iterator[str]:
                 continue
         except OSError:
             continue
-        yield from _walk(entry.path, prefix + entry.name + "/")
+        yield from _walk(entry.path, prefix + entry.name + "/", repositories)
 
 
 def page_url(relative: str) -> str:
@@ -128,8 +132,8 @@ class _Found:
         self.excluded: list[Excluded] = []
         #: Each with the loc its page was given, to put them in page order.
         self.notices: list[tuple[str, Notice]] = []
-        #: File times (whole seconds) of the listed pages that may be real edits.
-        self.plausible = array.array("q")
+        #: File times of the listed pages that may be real edits.
+        self.plausible = array.array("d")
         #: The folder all dated pages lie in (relative; "" the site's own), or None.
         self.common: str | None = None
         #: The first few names (sorted) of the listed pages with plausible times,
@@ -140,7 +144,7 @@ class _Found:
         #: Whether a page's head declares hreflang alternates.
         self.alternates = False
 
-    def dated(self, name: str, stamp: int, plausible: bool) -> None:
+    def dated(self, name: str, stamp: float, plausible: bool) -> None:
         """A listed page ``name`` has the file time ``stamp``."""
         folder = name.rpartition("/")[0]
         self.common = folder if self.common is None else _common_folder(self.common, folder)
@@ -206,12 +210,12 @@ def _check_chunk(names: list[str], first: int) -> _Found:
         lastmod = stamp = None
         if dated:
             try:
-                stamp = int(os.stat(path).st_mtime)
+                stamp = os.stat(path).st_mtime
             except OSError:
                 pass  # gone or unreadable: nothing to say about it
             else:
                 if trusted_file_time(stamp):
-                    lastmod = dt.datetime.fromtimestamp(stamp, _UTC)
+                    lastmod = dt.datetime.fromtimestamp(int(stamp), _UTC)
         page = Page(page_url(name), lastmod=lastmod, source=path, output=path)
         noticed = len(report.notices)
         loc, may_list = select_page(page, scope, options, rules, report, heads)
@@ -311,7 +315,9 @@ def build_folder(
     output_dir, report, scope, robots_text, rules = prepare(options, site_dir)
 
     found = _Found()
-    chunks = _chunks(walk_pages(site_dir), chunk_pages)
+    # Pages in a repository of their own are dated by its history (build_site).
+    repositories: list[str] | None = [] if options.lastmod == "auto" and shutil.which("git") else None
+    chunks = _chunks(walk_pages(site_dir, repositories), chunk_pages)
     # Processes pay for themselves from a few chunks on (starting them costs about
     # what checking a thousand pages does).
     ahead = list(itertools.islice(chunks, _POOL_FROM_CHUNKS))
@@ -350,11 +356,11 @@ def build_folder(
 
     listed = found.listed
     listed.sort()
-    if found.alternates or (
+    if found.alternates or repositories or (
         options.lastmod != "none" and (_has_duplicates(listed) or any(e.reason == "too long" for e in found.excluded))
     ):
-        # Pages declaring hreflang alternates (each group is checked across its
-        # pages); or two pages with one URL, or a page too long to list (build_site
+        # Pages in a git repository, or declaring hreflang alternates (each group
+        # is checked across its pages); or two pages with one URL, or a page too long to list (build_site
         # dates only the pages it lists, and so decides whether file times are
         # believable without the others): build_site's path.
         del listed[:]
@@ -363,7 +369,7 @@ def build_folder(
     # Notices in page order, as build_site gives them.
     found.notices.sort(key=lambda pair: pair[0])
     report.notices += [notice for _, notice in found.notices]
-    flat = flat_file_times(found.plausible.tolist())
+    flat = one_batch(found.plausible.tolist())
     if flat or found.too_old_count:
         below = len(found.common) + 1 if found.common else 0
         notice = file_times_notice(
@@ -372,7 +378,7 @@ def build_folder(
         )
         if notice is not None:
             report.notices.append(notice)
-    found.plausible = array.array("q")
+    found.plausible = array.array("d")
 
     # Taken from the end, each page's bytes freed once its entry is encoded.
     listed.reverse()

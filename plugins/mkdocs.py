@@ -72,6 +72,8 @@ class SitemapkitConfig(base.Config):
     changefreq = c.Optional(c.Type(str))
     priority = c.Optional(c.Type((int, float)))
     lastmod = c.Optional(c.Type(str))
+    #: false: say why dates are left out as information, so --strict stays green.
+    lastmod_warnings = c.Optional(c.Type(bool))
     exclude = c.ListOfItems(c.Type(str), default=[])
     robots_txt = c.Optional(c.Type(bool))
     schema_location = c.Optional(c.Type(bool))
@@ -110,7 +112,10 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         self.files = []
         # Checked before the core sees it, so the user reads a warning in MkDocs'
         # terms and the build goes on (it fails only under --strict).
-        if not config.site_url:
+        # Read the Docs sets READTHEDOCS_CANONICAL_URL for every build; its MkDocs
+        # projects often leave site_url unset.
+        site_url = config.site_url or os.environ.get("READTHEDOCS_CANONICAL_URL", "").strip()
+        if not site_url:
             log.warning(
                 "no sitemap written: site_url is not set in mkdocs.yml, and a sitemap "
                 "must list absolute URLs (for example site_url: https://example.org/docs/)"
@@ -122,7 +127,7 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
             if self.config[name] is not None and self.config[name] != []
         }
         try:
-            self.options = Options.from_mapping(settings, base_url=config.site_url)
+            self.options = Options.from_mapping(settings, base_url=site_url)
         except ConfigError as error:
             raise PluginError(error.for_setting(_setting_name(error.option))) from None
         return config

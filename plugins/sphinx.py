@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 from urllib.parse import urlsplit, urlunsplit
@@ -34,6 +35,7 @@ OPTION_TYPES: dict[str, frozenset[type]] = {
     "changefreq": frozenset({str, type(None)}),
     "priority": frozenset({float, int, type(None)}),
     "lastmod": frozenset({str}),
+    "lastmod_warnings": frozenset({bool}),
     "exclude": frozenset({list, tuple}),
     "robots_txt": frozenset({bool, type(None)}),
     "schema_location": frozenset({bool}),
@@ -58,7 +60,31 @@ class SitemapkitSphinxError(SphinxError):
 
 
 def _base_url(config: Config) -> str:
-    return (config.html_baseurl or "").strip()
+    """``html_baseurl``, or when it is unset the URL Read the Docs serves the build
+    at: it sets ``READTHEDOCS_CANONICAL_URL`` for every build, and its projects
+    often leave ``html_baseurl`` unset."""
+    return (config.html_baseurl or "").strip() or os.environ.get("READTHEDOCS_CANONICAL_URL", "").strip()
+
+
+def _why_no_sitemap(config: Config) -> str | None:
+    """Why no sitemap can be written for this base URL, said in conf.py's terms,
+    or None. A relative ``html_baseurl`` ("/", a common local fallback) is such a
+    reason, as an unset one is, rather than an error that stops the build."""
+    base = _base_url(config)
+    if not base:
+        return (
+            "html_baseurl is not set, so no sitemap is written; "
+            "set it in conf.py to the site's URL, e.g. html_baseurl = 'https://docs.example.org/'"
+        )
+    parts = urlsplit(base)
+    # "docs.example.org" is an absolute URL missing its scheme: an error the core
+    # names; "/", "./docs/" are relative on purpose.
+    if not parts.scheme and not parts.netloc and base.startswith(("/", ".")):
+        return (
+            f"html_baseurl {base!r} is a relative URL and a sitemap lists absolute ones, so no sitemap "
+            "is written; set it in conf.py to the site's URL, e.g. html_baseurl = 'https://docs.example.org/'"
+        )
+    return None
 
 
 def _options(app: Sphinx) -> sitemapkit.Options:
@@ -89,7 +115,7 @@ def _language_bases(config: Config) -> tuple[str, dict[str, str]]:
         index = [_normal(s) for s in segments].index(own)
     except ValueError:
         msg = (
-            f"sitemapkit_languages: html_baseurl {config.html_baseurl!r} has no path segment for this "
+            f"sitemapkit_languages: html_baseurl {_base_url(config)!r} has no path segment for this "
             f"build's language {config.language!r} (e.g. https://project.example.org/{own}/latest/); "
             "the other languages' URLs replace that segment"
         )
@@ -118,11 +144,20 @@ def _pages(app: Sphinx) -> dict[str, sitemapkit.Page]:
     # incremental builds still list them all.
     docnames = sorted(env.found_docs)
     uri = {name: builder.get_target_uri(name) for name in docnames}
+    # Files a document includes (include, literalinclude, images, autodoc's
+    # modules...), as Sphinx records them for its own rebuilds: relative to the
+    # source folder.
+    srcdir = Path(app.srcdir)
+    dependencies = env.dependencies
     # ``:sitemap: false`` pages are handed over unlisted: the report counts them,
     # and their dates still count for the indices that show them.
     pages = {
         name: sitemapkit.Page(
-            uri[name], source=env.doc2path(name), output=builder.get_outfilename(name), listed=_listed(env, name)
+            uri[name],
+            source=env.doc2path(name),
+            output=builder.get_outfilename(name),
+            listed=_listed(env, name),
+            includes=tuple(sorted(srcdir / dep for dep in dependencies[name])) if dependencies.get(name) else (),
         )
         for name in docnames
     }
@@ -178,13 +213,9 @@ def _stop(error: SitemapkitSphinxError) -> NoReturn:
 def check_config(app: Sphinx) -> None:
     if app.builder.name not in BUILDERS:
         return
-    if not _base_url(app.config):
-        logger.warning(
-            "sitemapkit: html_baseurl is not set, so no sitemap is written; "
-            "set it in conf.py to the site's URL, e.g. html_baseurl = 'https://docs.example.org/'",
-            type="sitemapkit",
-            subtype="config",
-        )
+    why = _why_no_sitemap(app.config)
+    if why is not None:
+        logger.warning(f"sitemapkit: {why}", type="sitemapkit", subtype="config")
         return
     try:
         _options(app)
@@ -195,7 +226,7 @@ def check_config(app: Sphinx) -> None:
 
 
 def write_sitemap(app: Sphinx, exception: BaseException | None) -> None:
-    if exception is not None or app.builder.name not in BUILDERS or not _base_url(app.config):
+    if exception is not None or app.builder.name not in BUILDERS or _why_no_sitemap(app.config) is not None:
         return
     try:
         options = _options(app)

@@ -1,22 +1,29 @@
-"""Benchmark of the core's lastmod pass (issue 6) against the MkDocs build it runs in.
+"""Benchmark of the core's lastmod pass (issues 6 and 12) against the MkDocs build it runs in.
 
     .venvs/mkdocs/bin/python tests/benchmarks/bench_lastmod.py [--pages N] [--commits C] [--rounds R] [--assert]
 
 Generates an N-page MkDocs site (default 2,000) in a git repository with C commits
-(default 2,000; made with ``git fast-import``: one commit adds every page, the rest
-each edit one page, every 25th renames one), then measures side by side, alternating,
-R rounds each (median):
+(default 2,000; made with ``git fast-import``: one commit adds every page and the
+shared files pages include, the rest each edit one page or included file, every
+25th renames a page, and every 10th step is a side branch of 3 commits merged
+with a merge commit, one of them repeating content main already has), plus one
+page generated outside the repository, as mkdocs-gen-files writes it. Each page
+includes one of 40 shared files (as Sphinx pages include CHANGES files), and 50
+ignored, installed files (a virtual environment's) are included too. Then it
+measures side by side, alternating, R rounds each (median):
 
 - ``mkdocs build`` with no plugin but search: the build every other figure is
   compared with;
-- ``resolve_lastmods`` over every page source, in this process: target at most 5%
-  of that build;
+- ``resolve_lastmods`` over every page source and included file, in this
+  process (first-parent history, one pass per repository): target at most 5% of
+  that build;
 - ``mkdocs build`` with ``git-revision-date-localized`` added, the usual way MkDocs
   sites get git dates (needs ``pip install mkdocs-git-revision-date-localized-plugin``
   in this environment): its ratio to the plain build is reported.
 
-Before timing, the dates are checked against ``git log --follow`` run per file (one
-process each) on a sample, renamed pages first, so a fast wrong answer cannot pass.
+Before timing, the dates are checked against ``git log -1 --first-parent`` run per
+file (one process each) on a sample, renamed pages and included files first, so a
+fast wrong answer cannot pass.
 It is a benchmark, not a test: it exits 0 whatever the figures, unless ``--assert``.
 """
 
@@ -39,10 +46,17 @@ from sitemapkit.lastmod import resolve_lastmods
 
 TARGET_SHARE = 0.05
 START = int(dt.datetime(2021, 1, 1, tzinfo=dt.timezone.utc).timestamp())
-# Every 25th commit is a pure rename, so the pass follows renames as it would on
-# a real site that has been reorganised.
+# Every 25th commit is a pure rename, as on a real site that has been reorganised.
 RENAME_EVERY = 25
+# Every 10th step is a side branch of SIDE_COMMITS commits and a merge commit, so
+# the first-parent pass meets merges whose changes land after their commits.
+MERGE_EVERY = 10
+SIDE_COMMITS = 3
 SECTIONS = 20
+# Shared files pages include (page i includes number i % INCLUDED_FILES), and
+# ignored files they also name (installed modules): git dates the first, not the second.
+INCLUDED_FILES = 40
+INSTALLED_FILES = 50
 # Per-file `git log -1` on this many pages: enough to catch a wrong date, few
 # enough to stay out of the benchmark's time.
 CHECK_SAMPLE = 40
@@ -63,6 +77,10 @@ def page_path(index: int, generation: int = 0) -> str:
     return f"docs/section-{index % SECTIONS:02d}/page-{index:05d}{suffix}.md"
 
 
+def included_path(number: int) -> str:
+    return f"includes/part-{number:03d}.md"
+
+
 def make_site(root: Path, pages: int, commits: int, seed: int = 6) -> None:
     """The repository: mkdocs configs at the top, pages under docs/, C commits."""
     env = git_env()
@@ -81,20 +99,60 @@ def make_site(root: Path, pages: int, commits: int, seed: int = 6) -> None:
     gitrev = plain + "  - git-revision-date-localized:\n      type: iso_datetime\n"
     generation = [0] * pages
     first = [inline("mkdocs.yml", plain), inline("mkdocs-gitrev.yml", gitrev), inline("docs/index.md", "# Home\n")]
+    first += [inline(".gitignore", ".venv/\n")]
     first += [inline(page_path(i), page_text(i, 0)) for i in range(pages)]
+    first += [inline(included_path(k), page_text(k, 0)) for k in range(INCLUDED_FILES)]
     commit(START, first)
     rng = random.Random(seed)
-    for number in range(1, commits):
+    current = [page_text(i, 0) for i in range(pages)]  # each page's latest content
+
+    def change(number: int) -> str:
+        if rng.random() < 0.2:
+            return inline(included_path(rng.randrange(INCLUDED_FILES)), page_text(-1, number))
         index = rng.randrange(pages)
+        current[index] = page_text(index, number)
+        return inline(page_path(index, generation[index]), current[index])
+
+    number = 1
+    while number < commits:
         when = START + number * 3600
+        if number % MERGE_EVERY == 0 and number + SIDE_COMMITS < commits:
+            # A side branch from main; the merge commit carries its changes (its
+            # tree is main's plus them), dated after them.
+            side = [change(number + k) for k in range(SIDE_COMMITS - 1)]
+            # The last side commit repeats what main already has: no change lands.
+            repeated = rng.randrange(pages)
+            side.append(inline(page_path(repeated, generation[repeated]), current[repeated]))
+            for k, line in enumerate(side):
+                head = "from refs/heads/main\n" if k == 0 else ""
+                stream.append(
+                    f"commit refs/heads/side\ncommitter Bench <bench@example.invalid> {when + k * 60} +0000\n"
+                    f"data 4\nside\n{head}".encode()
+                )
+                stream.append(line.encode())
+            number += SIDE_COMMITS
+            stream.append(
+                f"commit refs/heads/main\ncommitter Bench <bench@example.invalid> {START + number * 3600} +0000\n"
+                f"data 5\nmerge\nmerge refs/heads/side\n".encode()
+            )
+            stream.extend(line.encode() for line in side)
+            number += 1
+            continue
         if number % RENAME_EVERY == 0:
+            index = rng.randrange(pages)
             old = page_path(index, generation[index])
             generation[index] += 1
             commit(when, [f"R {old} {page_path(index, generation[index])}\n"])
         else:
-            commit(when, [inline(page_path(index, generation[index]), page_text(index, number))])
+            line = change(number)
+            commit(when, [line])
+        number += 1
     subprocess.run(["git", "fast-import", "--quiet"], cwd=root, input=b"".join(stream), check=True, env=env)
     subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=root, check=True, env=env)
+    for number in range(INSTALLED_FILES):
+        installed = root / ".venv" / "lib" / f"module_{number:03d}.py"
+        installed.parent.mkdir(parents=True, exist_ok=True)
+        installed.write_text("# installed\n")
 
 
 def git_env() -> dict[str, str]:
@@ -103,36 +161,51 @@ def git_env() -> dict[str, str]:
 
 
 def sources(root: Path) -> list[Path]:
-    return sorted((root / "docs").rglob("*.md"))
+    """Every page source: the repository's, and one generated outside it."""
+    generated = root.parent / "generated" / "api.md"
+    generated.parent.mkdir(exist_ok=True)
+    generated.write_text("# API\n")
+    return [*sorted((root / "docs").rglob("*.md")), generated]
 
 
-def check_dates(root: Path, pages: list[Path]) -> None:
-    result = resolve_lastmods(pages, "auto")
-    missing = [p for p, d in result.dates.items() if d is None]
-    if missing or result.notices:
-        raise SystemExit(f"lastmod pass failed: {len(missing)} pages without a date; notices {result.notices}")
-    # Renamed pages first: following renames is where a fast pass could go wrong.
-    renamed = [p for p in pages if "-v" in p.stem][: CHECK_SAMPLE // 2]
-    others = [p for p in pages if p not in renamed]
-    for path in renamed + random.Random(1).sample(others, min(CHECK_SAMPLE - len(renamed), len(others))):
-        expected = last_content_change(root, path)
+def includes(root: Path) -> list[Path]:
+    """Every file pages include: the shared parts (in git) and installed modules (ignored)."""
+    return [*sorted((root / "includes").glob("*.md")), *sorted((root / ".venv").rglob("*.py"))]
+
+
+def check_dates(root: Path, pages: list[Path], included: list[Path]) -> None:
+    result = resolve_lastmods(pages, "auto", included)
+    generated = {p for p in pages if root not in p.parents}
+    undated = {p for p, d in result.dates.items() if d is None}
+    expected_undated = generated | {p for p in included if ".venv" in p.parts}
+    if undated != expected_undated or result.notices or result.not_in_git != generated:
+        raise SystemExit(
+            f"lastmod pass failed: {len(undated - expected_undated)} files without a date, "
+            f"{len(expected_undated - undated)} dated that should not be; notices {result.notices}"
+        )
+    # Renamed pages and included files first: renames and merges are where a fast
+    # pass could go wrong.
+    in_git = [p for p in pages if p not in generated]
+    renamed = [p for p in in_git if "-v" in p.stem][: CHECK_SAMPLE // 3]
+    shared = [p for p in included if ".venv" not in p.parts][: CHECK_SAMPLE // 3]
+    others = [p for p in in_git if p not in renamed]
+    sample = renamed + shared + random.Random(1).sample(others, min(CHECK_SAMPLE - len(renamed) - len(shared), len(others)))
+    for path in sample:
+        expected = last_change_on_branch(root, path)
         if result.dates[path] != expected:
-            raise SystemExit(f"wrong date for {path}: {result.dates[path]} (git log --follow says {expected})")
+            raise SystemExit(f"wrong date for {path}: {result.dates[path]} (git log --first-parent says {expected})")
 
 
-def last_content_change(root: Path, path: Path) -> dt.datetime:
-    """The reference answer, one process per file: the newest commit in the file's
-    --follow history that is not a pure rename (`git log -1 --follow` would stop at
-    the rename itself, which is not a change of the page)."""
+def last_change_on_branch(root: Path, path: Path) -> dt.datetime:
+    """The reference answer, one process per file: the newest commit of the
+    branch's first-parent chain that changed the file under its current name."""
     out = subprocess.run(
-        ["git", "log", "--follow", "-M100%", "--name-status", "--format=%x01%ct", "--", str(path.relative_to(root))],
+        ["git", "log", "-1", "--first-parent", "--format=%ct", "--", str(path.relative_to(root))],
         cwd=root, capture_output=True, text=True, check=True, env=git_env(),
-    ).stdout
-    for entry in out.split("\x01")[1:]:
-        stamp, *changes = entry.split()
-        if changes and changes[0] != "R100":
-            return dt.datetime.fromtimestamp(int(stamp), dt.timezone.utc)
-    raise SystemExit(f"no content change of {path} in its history")
+    ).stdout.strip()
+    if not out:
+        raise SystemExit(f"no change of {path} in its history")
+    return dt.datetime.fromtimestamp(int(out), dt.timezone.utc)
 
 
 def time_build(root: Path, config: str, out: Path) -> float:
@@ -144,9 +217,9 @@ def time_build(root: Path, config: str, out: Path) -> float:
     return time.perf_counter() - begin
 
 
-def time_lastmod(pages: list[Path]) -> float:
+def time_lastmod(pages: list[Path], included: list[Path]) -> float:
     begin = time.perf_counter()
-    resolve_lastmods(pages, "auto")
+    resolve_lastmods(pages, "auto", included)
     return time.perf_counter() - begin
 
 
@@ -168,14 +241,17 @@ def main() -> int:
         begin = time.perf_counter()
         make_site(root, args.pages, args.commits)
         pages = sources(root)
-        print(f"site: {len(pages)} pages, {args.commits} commits, made in {time.perf_counter() - begin:.1f} s", flush=True)
-        check_dates(root, pages)
-        print(f"dates checked against per-file `git log --follow` on {min(CHECK_SAMPLE, len(pages))} pages", flush=True)
+        included = includes(root)
+        print(f"site: {len(pages)} pages, {len(included)} included files, {args.commits} commits, "
+              f"made in {time.perf_counter() - begin:.1f} s", flush=True)
+        check_dates(root, pages, included)
+        print(f"dates checked against per-file `git log -1 --first-parent` on {min(CHECK_SAMPLE, len(pages))} files",
+              flush=True)
 
         timings: dict[str, list[float]] = {"plain": [], "lastmod": [], "gitrev": []}
         for round_number in range(1, args.rounds + 1):
             timings["plain"].append(time_build(root, "mkdocs.yml", work / "out-plain"))
-            timings["lastmod"].append(time_lastmod(pages))
+            timings["lastmod"].append(time_lastmod(pages, included))
             if has_gitrev:
                 timings["gitrev"].append(time_build(root, "mkdocs-gitrev.yml", work / "out-gitrev"))
             shown = ", ".join(f"{name} {values[-1]:.3f} s" for name, values in timings.items() if values)
@@ -186,7 +262,7 @@ def main() -> int:
         share = lastmod / plain
         print(f"\nmedian of {args.rounds} rounds, {len(pages)} pages, {args.commits} commits:")
         print(f"  mkdocs build (search only)        {plain:8.3f} s")
-        print(f"  resolve_lastmods (one git pass)   {lastmod:8.3f} s   {share:6.1%} of the build (target <= {TARGET_SHARE:.0%})")
+        print(f"  resolve_lastmods (git pass)       {lastmod:8.3f} s   {share:6.1%} of the build (target <= {TARGET_SHARE:.0%})")
         if has_gitrev:
             gitrev = statistics.median(timings["gitrev"])
             print(f"  mkdocs build + git-revision-date  {gitrev:8.3f} s   {gitrev / plain:6.2f}x the build "

@@ -251,6 +251,83 @@ class TestBuildSite:
             build_site([Page("a")], Options(base_url=BASE), tmp_path / "nope")
 
 
+# ---- dates: pages of several files, generated pages, warnings as advice ----------
+
+
+@pytest.fixture
+def dated_repo(tmp_path, monkeypatch):
+    from conftest import git
+
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    repo = tmp_path / "repo"
+    (repo / "docs").mkdir(parents=True)
+    for name in ("docs/page.md", "docs/other.md", "CHANGES.md"):
+        (repo / name).write_text(name)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "one", when=dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc))
+    (repo / "CHANGES.md").write_text("a release")
+    git(repo, "commit", "-q", "-am", "two", when=dt.datetime(2024, 5, 14, tzinfo=dt.timezone.utc))
+    return repo
+
+
+def test_a_page_takes_the_newest_date_of_its_source_and_includes(dated_repo, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    pages = [
+        Page("page.html", source=dated_repo / "docs/page.md", includes=(dated_repo / "CHANGES.md",)),
+        Page("other.html", source=str(dated_repo / "docs/other.md"), includes=(str(tmp_path / "not-there.txt"),)),
+    ]
+    report = build_site(pages, Options(base_url=BASE), out)
+    entries = sitemap_entries(out)
+    assert entries[BASE + "page.html"]["lastmod"] == "2024-05-14T00:00:00+00:00"
+    assert entries[BASE + "other.html"]["lastmod"] == "2024-01-01T00:00:00+00:00"
+    assert report.notices == []
+
+
+def test_generated_pages_without_source_in_git_get_no_date_and_are_counted(dated_repo, tmp_path):
+    generated = tmp_path / "tmp-build" / "api.md"
+    generated.parent.mkdir()
+    generated.write_text("generated")
+    archive = tmp_path / "tmp-build" / "archive.md"
+    archive.write_text("archive")
+    out = tmp_path / "out"
+    out.mkdir()
+    pages = [
+        Page("page.html", source=dated_repo / "docs/page.md"),
+        Page("api.html", source=generated),
+        # A listing page generated the same way takes the newest date it lists.
+        Page("archive.html", source=archive, members=("page.html",)),
+        # One built from files git knows (autosummary's stub of a module) takes
+        # their date.
+        Page("stub.html", source=generated, includes=(dated_repo / "CHANGES.md",)),
+    ]
+    report = build_site(pages, Options(base_url=BASE), out)
+    entries = sitemap_entries(out)
+    assert entries[BASE + "page.html"]["lastmod"] == "2024-01-01T00:00:00+00:00"
+    assert entries[BASE + "archive.html"]["lastmod"] == "2024-01-01T00:00:00+00:00"
+    assert entries[BASE + "api.html"]["lastmod"] is None
+    assert entries[BASE + "stub.html"]["lastmod"] == "2024-05-14T00:00:00+00:00"
+    assert report.undated_generated == [BASE + "api.html"] and report.notices == []
+    assert "1 generated page without lastmod (no source in git)" in report.summary()
+
+
+def test_lastmod_warnings_false_turns_date_notices_into_advice(dated_repo, tmp_path):
+    from conftest import git
+
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{dated_repo}", str(clone))
+    pages = [Page("page.html", source=clone / "docs/page.md")]
+    for warnings in (True, False):
+        out = tmp_path / f"out-{warnings}"
+        out.mkdir()
+        report = build_site(pages, Options(base_url=BASE, lastmod_warnings=warnings), out)
+        said = [n.message for n in report.notices if n.code == "lastmod"] if warnings else report.advice
+        assert any("fetch-depth: 0" in message for message in said), said
+        if not warnings:
+            assert report.notices == [] and "fetch-depth: 0" in report.summary()
+
+
 # ---- one language-tag rule ---------------------------------------------------------
 
 

@@ -136,6 +136,51 @@ def test_check_finds_shards_and_over_count(tmp_path: Path) -> None:
     assert ok.returncode == 0 and "4 URLs in" in ok.stdout, ok.stdout
 
 
+def _pages_with_times(site: Path, times: list[float]) -> None:
+    for index, when in enumerate(times):
+        page = site / f"section-{index % 7}" / f"page-{index}.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text("<html><head><title>t</title></head><body>x</body></html>")
+        os.utime(page, (when, when))
+
+
+@pytest.mark.parametrize("in_repository", [False, True], ids=["outside-git", "ignored-in-a-repository"])
+def test_build_on_a_generators_output_gives_no_build_times_and_one_warning(tmp_path: Path, in_repository) -> None:
+    # A generator wrote 300 pages over 7 seconds: their file times are the build's.
+    site = tmp_path / "project" / "public"
+    site.mkdir(parents=True)
+    if in_repository:
+        from conftest import git
+
+        (site.parent / ".gitignore").write_text("public/\n")
+        git(site.parent, "init", "-q")
+        git(site.parent, "add", "-A")
+        git(site.parent, "commit", "-q", "-m", "site")
+    _pages_with_times(site, [1_700_000_000 + 7 * i / 299 for i in range(300)])
+    result = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
+        capture_output=True, text=True, env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert {entry["lastmod"] for entry in sitemap_entries(site).values()} == {None}
+    (warning,) = result.stderr.splitlines()
+    assert "300 pages" in warning and "site build" in warning and "git history" in warning
+
+
+def test_build_on_a_hand_written_folder_keeps_its_file_times(tmp_path: Path) -> None:
+    site = tmp_path / "handmade"
+    days = [1_600_000_000 + 86_400 * d + 37 * d * d for d in range(12)]
+    _pages_with_times(site, days)
+    result = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
+        capture_output=True, text=True, env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)},
+    )
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    entries = sitemap_entries(site)
+    assert entries["https://example.org/section-3/page-3.html"]["lastmod"] == "2020-09-16T12:32:13+00:00"
+    assert all(entry["lastmod"] for entry in entries.values())
+
+
 def test_x_default_that_is_no_language_is_one_line_naming_the_flag(tmp_path: Path) -> None:
     site = make_site(tmp_path)
     result = sitemapkit("build", str(site), "--base-url", "https://example.org/", "--x-default", "12")
@@ -216,6 +261,9 @@ def test_lastmod_git_outside_git_is_an_error_that_says_so(tmp_path: Path) -> Non
 
 def test_flat_file_times_warning_offers_only_what_the_command_line_can_do(tmp_path: Path) -> None:
     site = make_site(tmp_path)
+    # More pages than a new project's handful, so their one time is a batch's.
+    for number in range(2):
+        (site / f"extra-{number}.html").write_text("<html><head><title>t</title></head><body>x</body></html>")
     for page in site.rglob("*.html"):
         os.utime(page, (1_700_000_000, 1_700_000_000))  # as after a fresh checkout
     result = sitemapkit("build", str(site), "--base-url", "https://example.org/")
@@ -223,9 +271,10 @@ def test_flat_file_times_warning_offers_only_what_the_command_line_can_do(tmp_pa
     # A plain folder's pages can give a date only in their heads: no front matter,
     # no metadata is read, so none is suggested.
     assert result.stderr == (
-        "sitemapkit: warning: lastmod omitted: 4 pages (a&b.html, guide/index.html, guide/ü b.html and 1 more) all "
-        "have the same file time, as after a fresh checkout or an unpacked archive, so they do not tell when a page "
-        "changed. Build from a full git clone (lastmod 'auto' or 'git'), declare each page's date in its head "
+        "sitemapkit: warning: lastmod omitted: 6 pages (a&b.html, extra-0.html, extra-1.html and 3 more) have "
+        "the file times of one checkout, archive or site build, so they "
+        "do not tell when a page changed. Build from a full git clone (lastmod 'auto' or 'git'), name the sources "
+        "with --source DIR to date pages by their git history, declare each page's date in its head "
         "(<meta property> article:modified_time or og:updated_time, or JSON-LD dateModified), "
         "or set lastmod to 'none'.\n"
     )

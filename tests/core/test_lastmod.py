@@ -147,11 +147,12 @@ def test_git_gives_each_file_its_last_commit_time_in_utc(tmp_path):
     ]
 
 
-def test_pure_renames_are_followed_and_edited_renames_are_changes(tmp_path):
+def test_a_rename_is_a_change_as_the_pages_url_changes_with_it(tmp_path):
     repo = Repo(tmp_path / "site")
     repo.write("docs/old.md", "one\ntwo\nthree\n")
     repo.write("docs/moved/page.md", "page\n")
     repo.write("docs/edited.md", "alpha\nbeta\ngamma\ndelta\n")
+    repo.write("docs/stays.md", "stays\n")
     repo.commit("2024-01-01T00:00:00+00:00")
     repo.write("docs/old.md", "one\ntwo\nthree\nfour\n")
     repo.commit("2024-02-01T00:00:00+00:00")
@@ -161,25 +162,22 @@ def test_pure_renames_are_followed_and_edited_renames_are_changes(tmp_path):
     repo.commit("2024-03-01T00:00:00+00:00")
     repo.git("mv", "docs/middle.md", "docs/new.md")
     repo.commit("2024-04-01T00:00:00+00:00")
-    # A rename with an edit is a content change, dated by that commit.
     repo.git("mv", "docs/edited.md", "docs/renamed-and-edited.md")
     repo.write("docs/renamed-and-edited.md", "alpha\nbeta\ngamma\ndelta\nepsilon\n")
     repo.commit("2024-05-01T00:00:00+00:00")
 
-    result = resolve_lastmods(
-        [repo.path("docs/new.md"), repo.path("docs/relocated/page.md"), repo.path("docs/renamed-and-edited.md")],
-        "git",
-    )
+    names = ["new", "relocated/page", "renamed-and-edited", "stays"]
+    result = resolve_lastmods([repo.path(f"docs/{n}.md") for n in names], "git")
 
-    assert result.dates == {
-        repo.path("docs/new.md"): utc(2024, 2, 1),
-        repo.path("docs/relocated/page.md"): utc(2024, 1, 1),
-        repo.path("docs/renamed-and-edited.md"): utc(2024, 5, 1),
-    }
+    # Never older than the commit that gave the source its current name (flask's
+    # changes.html said 2020-04-04; its file got its name on 2021-02-24).
+    assert [result.dates[repo.path(f"docs/{n}.md")] for n in names] == [
+        utc(2024, 4, 1), utc(2024, 3, 1), utc(2024, 5, 1), utc(2024, 1, 1)
+    ]
     assert result.notices == []
 
 
-def test_a_deletion_undone_by_a_merge_keeps_the_older_content_date(tmp_path):
+def test_a_page_deleted_and_brought_back_by_a_merge_is_dated_by_the_merge(tmp_path):
     repo = Repo(tmp_path / "site")
     repo.write("docs/kept.md", "kept\n")
     repo.write("docs/other.md", "other\n")
@@ -191,17 +189,82 @@ def test_a_deletion_undone_by_a_merge_keeps_the_older_content_date(tmp_path):
     repo.write("docs/other.md", "other, edited\n")
     repo.commit("2024-03-01T00:00:00+00:00")
     repo.git("checkout", "-q", "main")
-    # The merge brings kept.md back unchanged: its content dates from January.
+    # The merge brings kept.md back: on this branch, the page was gone from
+    # February until the merge published it again.
     repo.git("merge", "-q", "--no-commit", "side")
     repo.git("checkout", "side", "--", "docs/kept.md")
     repo.commit("2024-04-01T00:00:00+00:00", "merge side, keeping kept.md")
 
     result = resolve_lastmods([repo.path("docs/kept.md"), repo.path("docs/other.md")], "git")
 
-    assert result.dates == {repo.path("docs/kept.md"): utc(2024, 1, 1), repo.path("docs/other.md"): utc(2024, 3, 1)}
+    assert result.dates == {repo.path("docs/kept.md"): utc(2024, 4, 1), repo.path("docs/other.md"): utc(2024, 4, 1)}
 
 
-def test_uncommitted_untracked_and_ignored_files_get_their_file_time(tmp_path):
+def test_first_parent_history_dates_each_page_when_its_content_landed_on_the_branch(tmp_path):
+    repo = Repo(tmp_path / "site")
+    names = ["merged", "fast-forward", "picked", "repeated-fix", "undone-on-a-side", "untouched"]
+    for name in names:
+        repo.write(f"docs/{name}.md", f"{name}\n")
+    repo.commit("2024-01-01T00:00:00+00:00")
+
+    def side(branch: str, start: str = "main") -> None:
+        repo.git("checkout", "-q", "-b", branch, start)
+
+    def merge(branch: str, when: str, *flags: str) -> None:
+        repo.git("checkout", "-q", "main")
+        repo.git("merge", "-q", "--no-edit", *flags, branch, when=when)
+
+    # A feature branch edited in February, merged (a merge commit) in March: the
+    # change reached the site in March.
+    side("feature")
+    repo.write("docs/merged.md", "merged, edited\n")
+    repo.commit("2024-02-01T00:00:00+00:00")
+    merge("feature", "2024-03-01T00:00:00+00:00", "--no-ff")
+    # A fast-forward merge has no merge commit: the branch's commit is on main.
+    side("quick")
+    repo.write("docs/fast-forward.md", "fast, edited\n")
+    repo.commit("2024-03-02T00:00:00+00:00")
+    merge("quick", "2024-03-03T00:00:00+00:00", "--ff-only")
+    # A fix cherry-picked onto main in March from a topic branch committed in
+    # February; merging the topic later changes nothing more on main.
+    side("topic")
+    repo.write("docs/picked.md", "picked, fixed\n")
+    repo.commit("2024-02-15T00:00:00+00:00")
+    topic_fix = repo.git("rev-parse", "HEAD").strip()
+    repo.git("checkout", "-q", "main")
+    repo.git("cherry-pick", topic_fix, when="2024-03-10T00:00:00+00:00")
+    merge("topic", "2024-04-20T00:00:00+00:00", "--no-ff")
+    # A fix made on main in March and repeated on an old branch in April: the
+    # branch's merge does not change the page (flask's views.html was dated by
+    # such a repeated fix, 30 days late).
+    side("old", "main~3")
+    repo.git("checkout", "-q", "main")
+    repo.write("docs/repeated-fix.md", "fixed\n")
+    repo.commit("2024-03-05T00:00:00+00:00")
+    repo.git("checkout", "-q", "old")
+    repo.write("docs/repeated-fix.md", "fixed\n")
+    repo.commit("2024-04-05T00:00:00+00:00")
+    # A side branch that changes a page and changes it back: nothing landed.
+    repo.write("docs/undone-on-a-side.md", "tried\n")
+    repo.commit("2024-04-06T00:00:00+00:00")
+    repo.write("docs/undone-on-a-side.md", "undone-on-a-side\n")
+    repo.commit("2024-04-07T00:00:00+00:00")
+    merge("old", "2024-04-10T00:00:00+00:00", "--no-ff")
+
+    result = resolve_lastmods([repo.path(f"docs/{n}.md") for n in names], "git")
+
+    assert {n: result.dates[repo.path(f"docs/{n}.md")] for n in names} == {
+        "merged": utc(2024, 3, 1),
+        "fast-forward": utc(2024, 3, 2),
+        "picked": utc(2024, 3, 10),
+        "repeated-fix": utc(2024, 3, 5),
+        "undone-on-a-side": utc(2024, 1, 1),
+        "untouched": utc(2024, 1, 1),
+    }
+    assert result.notices == []
+
+
+def test_uncommitted_and_untracked_files_get_their_file_time_and_ignored_ones_none(tmp_path):
     repo = Repo(tmp_path / "site")
     repo.write(".gitignore", "generated/\n")
     repo.write("docs/clean.md")
@@ -223,8 +286,11 @@ def test_uncommitted_untracked_and_ignored_files_get_their_file_time(tmp_path):
         dt.datetime.fromtimestamp(MTIME_A, UTC),
         dt.datetime.fromtimestamp(MTIME_B, UTC),
         dt.datetime.fromtimestamp(MTIME_C, UTC),
-        dt.datetime.fromtimestamp(MTIME_C + 7, UTC),
+        # Ignored: written by the build (as autosummary writes its stubs), so its
+        # file time is the build's.
+        None,
     ]
+    assert result.not_in_git == {repo.path("docs/generated/api.md")}
     assert result.notices == []
 
 
@@ -287,9 +353,9 @@ def test_a_shallow_clone_omits_boundary_files_and_warns_once(tmp_path):
     assert "shallow" in notice.message and "4 pages" in notice.message
     assert "fetch-depth: 0" in notice.message and "git fetch --unshallow" in notice.message
 
-    # With two commits, the files the newest commit changed keep their date; the
-    # others' last change is at or before the cut, so it is unknown. The pure rename
-    # in the newest commit leads to the old name, last changed before the cut.
+    # With two commits, the files the newest commit changed keep their date (the
+    # rename included: it gave the page its URL); the others' last change is at or
+    # before the cut, so it is unknown.
     depth2 = tmp_path / "depth2"
     origin.git("clone", "-q", "--depth", "2", f"file://{origin.root}", str(depth2))
     (depth2 / "docs/a.md").write_text("edited after the clone\n", encoding="utf-8")
@@ -299,10 +365,10 @@ def test_a_shallow_clone_omits_boundary_files_and_warns_once(tmp_path):
         depth2 / "docs/a.md": dt.datetime.fromtimestamp(MTIME_A, UTC),  # uncommitted: its file time
         depth2 / "docs/b.md": None,
         depth2 / "docs/c.md": utc(2024, 3, 1),
-        depth2 / "docs/d-renamed.md": None,
+        depth2 / "docs/d-renamed.md": utc(2024, 3, 1),
     }
     (notice,) = result.notices
-    assert "2 pages (docs/b.md, docs/d-renamed.md)" in notice.message
+    assert "1 page (docs/b.md)" in notice.message
 
 
 def test_a_history_git_cannot_read_gives_no_dates_and_says_so(tmp_path):
@@ -361,14 +427,20 @@ def test_mtime_mode_takes_file_times_whole_seconds_utc(tmp_path):
 @pytest.mark.parametrize(
     ("mtimes", "omitted"),
     [
-        pytest.param([MTIME_A + 0.1, MTIME_A + 0.5, MTIME_A + 0.9], [0, 1, 2], id="same-second"),
-        pytest.param([MTIME_A + 0.9, MTIME_A + 1.2], [0, 1], id="checkout-straddling-a-second"),
+        pytest.param([MTIME_A + 0.1 * i for i in range(5)], [0, 1, 2, 3, 4], id="checkout-in-one-second"),
+        pytest.param([MTIME_A + 0.9, MTIME_A + 1.2, MTIME_A + 1.3, MTIME_A + 1.4, MTIME_A + 2.1], [0, 1, 2, 3, 4],
+                     id="checkout-straddling-a-second"),
+        # `sitemapkit build` on a generator's output: 60 pages written over 7 s.
+        pytest.param([MTIME_A + 7 * i / 59 for i in range(60)], list(range(60)), id="one-build-over-seconds"),
+        # An incremental build: most pages from the last full build, a few older.
+        pytest.param([MTIME_A - 86_400 * 30, MTIME_A - 86_400 * 9] + [MTIME_A + 0.05 * i for i in range(8)],
+                     list(range(10)), id="incremental-build"),
         pytest.param([1.0, 1.0, MTIME_A], [0, 1], id="nix-1970"),
         pytest.param([0.0], [0], id="epoch-alone"),
         pytest.param([315532799.0, MTIME_A], [0], id="last-second-of-1979"),
     ],
 )
-def test_flat_or_pre_1980_file_times_are_omitted_with_one_notice(tmp_path, mtimes, omitted):
+def test_batch_or_pre_1980_file_times_are_omitted_with_one_notice(tmp_path, mtimes, omitted):
     paths = []
     for index, seconds in enumerate(mtimes):
         path = tmp_path / f"p{index}.md"
@@ -387,9 +459,16 @@ def test_flat_or_pre_1980_file_times_are_omitted_with_one_notice(tmp_path, mtime
 @pytest.mark.parametrize(
     "mtimes",
     [
-        pytest.param([MTIME_A], id="one-file-is-never-flat"),
+        pytest.param([MTIME_A], id="one-file-is-never-a-batch"),
         pytest.param([MTIME_A, MTIME_A + 2], id="two-seconds-apart"),
         pytest.param([315532800.0, MTIME_A], id="first-second-of-1980"),
+        # A brand-new project: sphinx-quickstart writes its files in one second.
+        pytest.param([MTIME_A + 0.2, MTIME_A + 0.3], id="new-project-in-one-second"),
+        pytest.param([MTIME_A + 0.1 * i for i in range(4)], id="fewer-files-than-a-batch"),
+        # A hand-written folder: pages saved minutes to months apart, a few
+        # together ("save all").
+        pytest.param([MTIME_A, MTIME_A + 0.5, MTIME_A + 600, MTIME_A + 3_600, MTIME_B, MTIME_B + 1, MTIME_C],
+                     id="hand-written"),
     ],
 )
 def test_plausible_file_times_are_kept(tmp_path, mtimes):
@@ -406,23 +485,24 @@ def test_plausible_file_times_are_kept(tmp_path, mtimes):
     assert result.notices == []
 
 
-def test_flat_file_times_of_untracked_files_in_git_are_omitted_too(tmp_path):
+def test_batch_file_times_of_untracked_files_in_git_are_omitted_too(tmp_path):
     repo = Repo(tmp_path / "site")
     repo.write("docs/index.md")
     repo.commit("2024-01-01T00:00:00+00:00")
-    for name in ("gen1", "gen2"):
+    generated = [f"gen{i}" for i in range(5)]
+    for name in generated:
         set_mtime(repo.write(f"docs/{name}.md"), MTIME_A)
 
-    result = resolve_lastmods([repo.path(f"docs/{n}.md") for n in ("index", "gen1", "gen2")], "auto")
+    result = resolve_lastmods([repo.path(f"docs/{n}.md") for n in ("index", *generated)], "auto")
 
-    assert list(result.dates.values()) == [utc(2024, 1, 1), None, None]
+    assert list(result.dates.values()) == [utc(2024, 1, 1), None, None, None, None, None]
     (notice,) = result.notices
-    assert "same file time" in notice.message
+    assert "file times of one checkout, archive or site build" in notice.message
 
 
 def test_flat_file_times_offer_page_dates_only_where_the_caller_reads_them(tmp_path):
     paths = []
-    for name in ("a", "b"):
+    for name in ("a", "b", "c", "d", "e"):
         paths.append(tmp_path / f"{name}.html")
         paths[-1].write_text(name)
         set_mtime(paths[-1], MTIME_A)
@@ -498,24 +578,72 @@ def test_without_git_installed_auto_uses_file_times(committed_page, tmp_path, mo
         resolve_lastmods([committed_page], "git")
 
 
-def test_sources_spanning_a_repository_and_its_outside_all_get_file_times(tmp_path):
-    # One repository per call, found from the sources' common folder: here that
-    # folder is not in git.
+def test_each_source_is_dated_in_its_own_repository_and_generated_pages_get_none(tmp_path, monkeypatch):
+    # The site's pages, a page generated into a temporary folder outside the
+    # repository (mkdocs-gen-files, a blog plugin's archives), and a page of another
+    # repository (a submodule, a second checkout): one page outside must not turn
+    # git off for all the others.
     repo = Repo(tmp_path / "site")
     repo.write("docs/in.md")
+    repo.write("docs/guide/deep.md")
     repo.commit("2024-01-01T00:00:00+00:00")
-    set_mtime(repo.path("docs/in.md"), MTIME_A)
-    outside = tmp_path / "elsewhere" / "out.md"
-    outside.parent.mkdir()
-    outside.write_text("x")
-    set_mtime(outside, MTIME_B)
+    repo.write("docs/guide/deep.md", "edited\n")
+    repo.commit("2024-02-01T00:00:00+00:00")
+    other = Repo(tmp_path / "site" / "vendor" / "other")
+    other.write("page.md")
+    other.commit("2024-03-01T00:00:00+00:00")
+    generated = tmp_path / "tmp" / "gen" / "api.md"
+    generated.parent.mkdir(parents=True)
+    generated.write_text("generated")
+    set_mtime(generated, MTIME_B)
 
-    result = resolve_lastmods([repo.path("docs/in.md"), outside], "auto")
+    counter = ProcessCounter(monkeypatch)
+    sources = [repo.path("docs/in.md"), generated, repo.path("docs/guide/deep.md"), other.path("page.md")]
+    result = resolve_lastmods(sources, "auto")
 
     assert result.dates == {
-        repo.path("docs/in.md"): dt.datetime.fromtimestamp(MTIME_A, UTC),
-        outside: dt.datetime.fromtimestamp(MTIME_B, UTC),
+        repo.path("docs/in.md"): utc(2024, 1, 1),
+        generated: None,
+        repo.path("docs/guide/deep.md"): utc(2024, 2, 1),
+        other.path("page.md"): utc(2024, 3, 1),
     }
+    assert result.not_in_git == {generated}
+    assert result.notices == []
+    assert len(counter.git("log")) == 2  # one pass per repository
+
+
+def test_included_files_are_dated_by_git_alone(tmp_path):
+    repo = Repo(tmp_path / "site")
+    repo.write(".gitignore", ".venv/\n")
+    repo.write("docs/page.rst")
+    repo.write("CHANGES.rst")
+    repo.write("src/module.py")
+    repo.commit("2024-01-01T00:00:00+00:00")
+    repo.write("CHANGES.rst", "a release\n")
+    repo.commit("2024-05-14T00:00:00+00:00")
+    set_mtime(repo.write("src/module.py", "edited, not committed\n"), MTIME_C)
+    # Installed or generated files have the file times of the install: never a
+    # page's date, and never a warning, however many were written at once.
+    installed = [repo.write(f".venv/lib/dep{i}.py") for i in range(6)]
+    untracked = repo.write("docs/generated.txt")
+    elsewhere = tmp_path / "site-packages" / "dep.py"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("x")
+
+    includes = [repo.path("CHANGES.rst"), repo.path("src/module.py"), untracked, elsewhere, *installed]
+    result = resolve_lastmods([repo.path("docs/page.rst")], "auto", includes)
+
+    assert result.dates == {
+        repo.path("docs/page.rst"): utc(2024, 1, 1),
+        repo.path("CHANGES.rst"): utc(2024, 5, 14),
+        repo.path("src/module.py"): dt.datetime.fromtimestamp(MTIME_C, UTC),
+        untracked: None,
+        elsewhere: None,
+        **{path: None for path in installed},
+    }
+    assert result.notices == [] and result.not_in_git == set()
+    # Without git, includes are not dated at all: their file times are the install's.
+    assert resolve_lastmods([repo.path("docs/page.rst")], "mtime", includes).dates[repo.path("CHANGES.rst")] is None
 
 
 def test_paths_come_back_as_given_once_each_and_missing_files_get_none(committed_page, monkeypatch):

@@ -193,3 +193,26 @@ def test_the_walk_finds_pages_in_page_order(tmp_path: Path) -> None:
     names = list(walk_pages(site))
     assert names == ["c.htm", "e.html", "a/b.html", "a/index.html", "é/x.html"]
     assert [page_url(n) for n in names] == ["c.htm", "e.html", "a/b.html", "a/", "é/x.html"]
+
+
+@pytest.mark.parametrize("where", ["the folder", "a folder inside"])
+def test_pages_in_git_are_dated_by_its_history(tmp_path: Path, where: str) -> None:
+    from conftest import git
+
+    site = make_site(tmp_path / "made", "spread", duplicates=False)
+    repository = site if where == "the folder" else site / "s3"
+    git(repository, "init", "-q")
+    git(repository, "add", "-A")
+    git(repository, "commit", "-q", "-m", "pages", when=dt.datetime(2021, 3, 4, 5, 6, 7, tzinfo=dt.timezone.utc))
+    options = Options(base_url=BASE, max_urls=100)  # lastmod 'auto'
+    written = []
+    for name, build in {
+        "build_site": lambda folder: build_site(sorted(find_pages(folder), key=lambda p: p.loc), options, folder),
+        "parallel": lambda folder: build_folder(folder, options, workers=2, chunk_pages=7),
+    }.items():
+        folder = tmp_path / name
+        shutil.copytree(site, folder, copy_function=shutil.copy2, symlinks=True)
+        build(folder)
+        written.append(outputs(folder))
+    assert written[0] == written[1]
+    assert b"<lastmod>2021-03-04T05:06:07+00:00</lastmod>" in b"".join(written[1].values())

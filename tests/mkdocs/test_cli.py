@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import os
 import shutil
@@ -214,3 +215,85 @@ def test_lastmod_git_outside_git_stops_naming_the_setting(project):
         f"ERROR   -  plugins.sitemapkit.lastmod: 'git' asks for git dates, but {project.root / 'docs'} "
         "is not in a git work tree"
     ], result.stderr
+
+
+def test_read_the_docs_canonical_url_stands_in_for_an_unset_site_url(project):
+    project.configure(drop=("site_url",))
+    rtd = "https://fixture.readthedocs.io/en/latest/"
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project.config_file)],
+        cwd=project.root, env={**QUIET_ENV, "READTHEDOCS_CANONICAL_URL": rtd}, capture_output=True, text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    listed = set(sitemap_entries(project.site))
+    assert rtd + "guide/install/" in listed and all(url.startswith(rtd) for url in listed)
+
+
+# A hook doing what mkdocs-gen-files (the usual mkdocstrings setup) does: write a
+# page into a temporary folder outside the repository and add it to the build.
+GENERATOR_HOOK = '''
+import tempfile
+from mkdocs.structure.files import File
+
+def on_files(files, config):
+    folder = tempfile.mkdtemp(prefix="generated-")
+    with open(folder + "/api.md", "w") as page:
+        page.write("# API\\n\\nGenerated at build time.\\n")
+    files.append(File("api.md", folder, config.site_dir, config.use_directory_urls))
+    return files
+'''
+
+
+def test_a_page_generated_outside_the_repository_keeps_git_dates_for_the_others(project):
+    (project.root / "generate.py").write_text(GENERATOR_HOOK)
+    project.configure(hooks=["generate.py"])
+    result = project.cli("build", "--strict")
+    assert result.returncode == 0, result.stderr
+    assert "WARNING" not in result.stderr
+    assert "1 generated page without lastmod (no source in git)" in result.stderr
+    entries = sitemap_entries(project.site)
+    assert entries["https://example.org/api/"]["lastmod"] is None
+    # Committed pages keep their commit date, not the build's file times.
+    assert entries["https://example.org/guide/install/"]["lastmod"].startswith("2020-05-01T10:00:00")
+
+
+def test_a_shallow_clone_fails_strict_unless_lastmod_warnings_is_off(project, tmp_path):
+    from .conftest import Project, git
+
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{project.root}", str(clone))
+    shallow = Project(clone)
+    strict = shallow.cli("build", "--strict")
+    assert strict.returncode != 0 and "fetch-depth: 0" in strict.stderr
+    shallow.configure(sitemapkit={"lastmod_warnings": False})
+    quiet = shallow.cli("build", "--strict")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "WARNING" not in quiet.stderr
+    assert "fetch-depth: 0" in quiet.stderr  # still shown, as information
+
+
+def test_material_blog_archives_in_a_temporary_folder_leave_git_dates_on(project):
+    # Material's blog plugin writes its archive and category pages under a
+    # temporary folder: once, that moved every page's date to the build's time.
+    from .conftest import git
+
+    blog = project.root / "docs" / "blog"
+    (blog / "posts").mkdir(parents=True)
+    (blog / "index.md").write_text("# Blog\n")
+    (blog / "posts" / "hello.md").write_text(
+        "---\ndate: 2023-01-05\ncategories:\n  - News\n---\n\n# Hello\n\nThe first post.\n"
+    )
+    git(project.root, "add", "-A")
+    git(project.root, "commit", "-q", "-m", "blog", when=dt.datetime(2023, 1, 6, tzinfo=dt.timezone.utc))
+    config = yaml.safe_load(project.config_file.read_text(encoding="utf-8"))
+    config["nav"].append({"Blog": ["blog/index.md"]})
+    config["plugins"].insert(0, "blog")
+    project.config_file.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    project.configure(theme={"name": "material", "custom_dir": "overrides"})
+    result = project.cli("build", "--strict")
+    assert result.returncode == 0, result.stderr
+    entries = sitemap_entries(project.site)
+    assert "https://example.org/blog/archive/2023/" in entries  # built from the temporary folder
+    assert entries["https://example.org/guide/install/"]["lastmod"].startswith("2020-05-01T10:00:00")
+    assert entries["https://example.org/blog/"]["lastmod"].startswith("2023-01-06T00:00:00")

@@ -347,13 +347,22 @@ def test_development_siteurl_warns_and_writes_nothing(site, caplog, site_url):
     assert len(warnings) == 1 and f"SITEURL is {site_url!r}" in warnings[0], warnings
 
 
+def unpacked_without_git(site) -> None:
+    """The site as an unpacked archive of real size: no git, and every undated page
+    with the file time of the moment it was written (a handful written at once is
+    a new project's, which keeps its times)."""
+    shutil.rmtree(site.root / ".git")
+    for number in range(5):
+        site.write(f"pages/unpacked-{number}.md", f"Title: Unpacked {number}\n\nA page with no date.\n")
+
+
 def test_warnings_can_be_silenced_with_log_filter(site, caplog):
     """Each notice code has its own message template, for Pelican's LOG_FILTER."""
     from pelican.log import LimitFilter
 
     # Without git every source has the fresh copy's file time: the core omits those
     # lastmods and says so, under the code "lastmod".
-    shutil.rmtree(site.root / ".git")
+    unpacked_without_git(site)
     site.build()
     assert any(w.startswith("sitemapkit [lastmod]: ") for w in sitemapkit_warnings(caplog))
     caplog.clear()
@@ -363,6 +372,18 @@ def test_warnings_can_be_silenced_with_log_filter(site, caplog):
     finally:
         LimitFilter._ignore.discard((logging.WARNING, "sitemapkit [lastmod]: %s"))
     assert not sitemapkit_warnings(caplog)
+
+
+def test_lastmod_warnings_off_keeps_fatal_warnings_green_and_still_says_why(site):
+    unpacked_without_git(site)  # fresh copy's file times: dates omitted, and said
+    quiet_feeds = ('FEED_DOMAIN="https://example.org"',)
+    strict = site.cli(*quiet_feeds, "--fatal", "warnings")
+    assert strict.returncode != 0 and "sitemapkit [lastmod]" in strict.stdout + strict.stderr
+    # Information, in the summary line Pelican prints.
+    quiet = site.cli("-e", 'SITEMAPKIT={"lastmod_warnings": false}', *quiet_feeds, "--fatal", "warnings")
+    output = quiet.stdout + quiet.stderr
+    assert quiet.returncode == 0, output
+    assert "sitemapkit [lastmod]" not in output and "lastmod omitted" in output
 
 
 # ---- the command line: messages, exit status, --fatal ---------------------------------
@@ -510,8 +531,8 @@ def test_cli_shows_the_summary_by_default_and_it_is_no_warning(site):
 
 
 def test_cli_flat_file_times_warning_offers_metadata_dates(site):
-    # An unpacked archive: no git, every file the same time.
-    shutil.rmtree(site.root / ".git")
+    # An unpacked archive of real size: no git, every file the same time.
+    unpacked_without_git(site)
     for path in site.content.rglob("*"):
         os.utime(path, (1_700_000_000, 1_700_000_000))
     result = site.cli()

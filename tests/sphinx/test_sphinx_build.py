@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from protego import Protego
 
-from conftest import FIXTURES, sitemap_entries
+from conftest import FIXTURES, git, sitemap_entries
 
 BASE = "https://docs.example.org/"
 # Long before any build: a lastmod taken from when Sphinx read or wrote a file
@@ -31,6 +31,7 @@ SOURCE_TIME = dt.datetime(2021, 3, 4, 5, 6, 7, tzinfo=dt.timezone.utc)
 HTML_PAGES = [
     "%C3%BCber%20uns.html",
     "api.html",
+    "changes.html",
     "download.html",
     "genindex.html",
     "guide/deep/nested.html",
@@ -44,6 +45,7 @@ DIRHTML_PAGES = [
     "",
     "%C3%BCber%20uns/",
     "api/",
+    "changes/",
     "download/",
     "genindex/",
     "guide/",
@@ -267,6 +269,112 @@ def test_lastmod_is_the_commit_time_in_a_git_work_tree(project):
     assert_clean(sphinx_build(project, out, "-W"))
     entries = sitemap_entries(out)
     assert instant(entries[BASE + "guide/install.html"]["lastmod"]) == committed
+
+
+def test_a_page_is_dated_by_the_newest_file_it_includes(project):
+    # changes.rst includes history.txt and literalincludes example.py, as
+    # requests' and flask's changes pages include their CHANGES file (which kept
+    # those pages dated years before their last change).
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "fixture", when=dt.datetime(2020, 1, 2, tzinfo=dt.timezone.utc))
+    (project / "history.txt").write_text("1.1\n---\n\nA fix.\n\n" + (project / "history.txt").read_text())
+    git(project, "commit", "-q", "-am", "release", when=dt.datetime(2021, 6, 1, tzinfo=dt.timezone.utc))
+    out = project / "_build" / "html"
+    assert_clean(sphinx_build(project, out, "-W"))
+    entries = sitemap_entries(out)
+    assert instant(entries[BASE + "changes.html"]["lastmod"]) == dt.datetime(2021, 6, 1, tzinfo=dt.timezone.utc)
+    assert instant(entries[BASE + "api.html"]["lastmod"]) == dt.datetime(2020, 1, 2, tzinfo=dt.timezone.utc)
+
+    # Edit the included file and rebuild: incrementally, then in full.
+    (project / "example.py").write_text((project / "example.py").read_text() + "demo.run('again')\n")
+    git(project, "commit", "-q", "-am", "example", when=dt.datetime(2022, 2, 3, tzinfo=dt.timezone.utc))
+    result = sphinx_build(project, out, "-W")
+    assert_clean(result)
+    assert "1 changed" in result.stdout  # Sphinx re-read changes.rst alone
+    moved = sitemap_entries(out)
+    assert instant(moved[BASE + "changes.html"]["lastmod"]) == dt.datetime(2022, 2, 3, tzinfo=dt.timezone.utc)
+    assert {loc: e for loc, e in moved.items() if loc != BASE + "changes.html"} == {
+        loc: e for loc, e in entries.items() if loc != BASE + "changes.html"
+    }
+    assert_clean(sphinx_build(project, out, "-W", "-E"))
+    assert sitemap_entries(out) == moved
+
+
+def _shallow_clone(project: Path, tmp_path: Path) -> Path:
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "one", when=dt.datetime(2020, 1, 2, tzinfo=dt.timezone.utc))
+    (project / "api.rst").write_text((project / "api.rst").read_text() + "\nMore.\n")
+    git(project, "commit", "-q", "-am", "two", when=dt.datetime(2020, 2, 2, tzinfo=dt.timezone.utc))
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{project}", str(clone))
+    return clone
+
+
+def test_a_shallow_clone_warns_and_a_strict_build_can_stay_green_still_showing_it(project, tmp_path):
+    clone = _shallow_clone(project, tmp_path)
+    out = clone / "_build" / "html"
+    strict = sphinx_build(clone, out, "-W")
+    assert strict.returncode != 0 and "fetch-depth: 0" in strict.stderr
+    assert "[sitemapkit.lastmod]" in strict.stderr
+    # Either way the README gives: filter the warning by its type, or make it
+    # information with sitemapkit_lastmod_warnings = False (still in the log).
+    assert_clean(sphinx_build(clone, out, "-W", "-D", "suppress_warnings=sitemapkit.lastmod"))
+    quiet = sphinx_build(clone, out, "-W", "-D", "sitemapkit_lastmod_warnings=0")
+    assert_clean(quiet)
+    assert "fetch-depth: 0" in quiet.stdout
+    # Depth 1: the one commit is the cut, so no page can be dated.
+    assert {e["lastmod"] for e in sitemap_entries(out).values()} == {None}
+
+
+def test_a_brand_new_project_builds_strictly(tmp_path):
+    # sphinx-quickstart's project, not in git yet, with a second page written in
+    # the same second: its file times are when it was written, not a checkout's.
+    src = tmp_path / "new"
+    quickstart = [sys.executable, "-m", "sphinx.cmd.quickstart", "-q", "-p", "New", "-a", "Me", "--no-makefile",
+                  "--no-batchfile", "--extensions", "sitemapkit.plugins.sphinx", str(src)]
+    subprocess.run(quickstart, check=True, capture_output=True)
+    with open(src / "conf.py", "a") as conf:
+        conf.write("html_baseurl = 'https://new.example.org/'\n")
+    index = src / "index.rst"
+    index.write_text(index.read_text().replace(":caption: Contents:\n", ":caption: Contents:\n\n   usage\n"))
+    (src / "usage.rst").write_text("Usage\n=====\n\nRun it.\n")
+    written = index.stat().st_mtime
+    for page in (index, src / "usage.rst", src / "conf.py"):
+        os.utime(page, (written, written))
+    env_outside_git = {"GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "--no-color", "-W", "-b", "html", str(src), str(src / "_build")],
+        capture_output=True, text=True, env={**os.environ, **env_outside_git}, timeout=300,
+    )
+    assert_clean(result)
+    entries = sitemap_entries(src / "_build")
+    assert instant(entries["https://new.example.org/usage.html"]["lastmod"]) == dt.datetime.fromtimestamp(
+        int(written), dt.timezone.utc
+    )
+
+
+def test_read_the_docs_canonical_url_stands_in_for_an_unset_html_baseurl(project):
+    out = project / "_build" / "html"
+    rtd = "https://fixture.readthedocs.io/en/latest/"
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "--no-color", "-W", "-D", "html_baseurl=", str(project), str(out)],
+        capture_output=True, text=True, env={**os.environ, "READTHEDOCS_CANONICAL_URL": rtd}, timeout=300,
+    )
+    assert_clean(result)
+    listed = urls(out)
+    assert {rtd + page for page in HTML_PAGES} <= set(listed)
+    assert all(url.startswith(rtd) for url in listed)
+
+
+def test_a_relative_html_baseurl_warns_and_writes_no_sitemap(project):
+    out = project / "_build" / "html"
+    result = sphinx_build(project, out, "-D", "html_baseurl=/")
+    assert result.returncode == 0, result.stderr
+    assert "html_baseurl '/' is a relative URL" in result.stderr and "[sitemapkit.config]" in result.stderr
+    assert not (out / "sitemap.xml").exists()
+    assert sphinx_build(project, out, "-W", "-D", "html_baseurl=/").returncode != 0
 
 
 def test_sitemap_false_and_exclude_globs_leave_pages_out(project):
