@@ -369,7 +369,7 @@ def build_folder(
     # Notices in page order, as build_site gives them.
     found.notices.sort(key=lambda pair: pair[0])
     report.notices += [notice for _, notice in found.notices]
-    flat = one_batch(found.plausible.tolist())
+    flat = one_batch(found.plausible)
     if flat or found.too_old_count:
         below = len(found.common) + 1 if found.common else 0
         notice = file_times_notice(
