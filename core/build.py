@@ -17,18 +17,15 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from . import publish
-from .errors import OutputError, SitemapkitError, UrlError
+from .errors import SitemapkitError, UrlError
 from .htmlcheck import HeadFacts, inspect_built_page
 from .lastmod import resolve_lastmods
 from .model import Excluded, Notice, Options, Page, Report
-from .robots import merge_sitemap_lines, read_robots_txt
 from .robotsrules import RobotsRules
 from .dates import W3C_DATETIME, lastmod_instant, parse_lastmod
-from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, SitemapFile, encode_pages
+from .encoder import EncodeResult, SitemapFile, encode_pages
 from .languages import X_DEFAULT, language_tag
 from .urls import OutOfScope, Scope, comparable_url
-
-ROBOTS_TXT = "robots.txt"
 
 
 def build_site(
@@ -43,7 +40,14 @@ def build_site(
     a 'date' in their front matter"); None where they cannot. Notices offer it
     only when it is given, so every user is told only what they can do.
     """
-    output_dir, report, scope, robots_text, rules = prepare(options, output_dir)
+    output_dir = Path(output_dir)
+    # Held from the first read of the folder (robots.txt rules) to the switch.
+    with publish.Publication(output_dir, options, read_robots=options.check_robots_rules) as publication:
+        return _build(pages, options, publication, page_dates)
+
+
+def _build(pages: Iterable[Page], options: Options, publication: publish.Publication, page_dates: str | None) -> Report:
+    report, scope, rules = start(options, publication)
     kept: dict[str, Page] = {}
     # Left-out pages still date the listing pages that show them (a tag page
     # changed when its newest article did, noindex or not).
@@ -70,25 +74,18 @@ def build_site(
     _resolve_alternates(kept, options, report, heads)
 
     return write_sitemaps(
-        lambda result: encode_pages([kept[loc] for loc in sorted(kept)], options, result),
-        options, output_dir, report, scope, robots_text,
+        lambda result: encode_pages([kept[loc] for loc in sorted(kept)], options, result), publication, report
     )
 
 
-def prepare(options: Options, output_dir: Path | str) -> tuple[Path, Report, Scope, str | None, RobotsRules | None]:
-    """What every build starts from: the folder checked, an empty report, the
-    scope, and the site's robots.txt (text and rules) when the build uses it."""
-    output_dir = Path(output_dir)
-    if not output_dir.is_dir():
-        raise OutputError(f"output folder {str(output_dir)!r} does not exist")
-    writes_robots = options.robots_txt or (options.robots_txt is None and options.at_host_root)
-    # Read only when used: a robots.txt sitemapkit cannot read stops the build
-    # (before anything is written) only if the build needs it.
-    robots_text = read_robots_txt(output_dir / ROBOTS_TXT) if writes_robots or options.check_robots_rules else None
+def start(options: Options, publication: publish.Publication) -> tuple[Report, Scope, RobotsRules | None]:
+    """What every build starts from: an empty report, the scope, and the rules of
+    the site's robots.txt when the build applies them."""
+    robots_text = publication.robots_text
     rules = RobotsRules.from_text(robots_text) if options.check_robots_rules and robots_text else None
     if rules is not None and not rules.disallow:
         rules = None  # it allows every page: nothing to check them against
-    return output_dir, Report(), Scope(options.base_url), robots_text, rules
+    return Report(), Scope(options.base_url), rules
 
 
 def select_page(
@@ -121,70 +118,20 @@ def select_page(
 
 
 def write_sitemaps(
-    encoded: Callable[[EncodeResult], Iterable[SitemapFile]], options: Options, output_dir: Path, report: Report,
-    scope: Scope, robots_text: str | None,
+    encoded: Callable[[EncodeResult], Iterable[SitemapFile]], publication: publish.Publication, report: Report
 ) -> Report:
-    """Write the files ``encoded`` yields (given the result to fill), then the
-    stylesheet, the gzip copy and robots.txt; remove stale shards; finish the report."""
-    writes_robots = options.robots_txt or (options.robots_txt is None and options.at_host_root)
-    template_dir = Path(options.stylesheet_template) if options.stylesheet_template else None
-    if options.stylesheet:
-        # Jinja2 only when asked for. A bad template fails here, before any
-        # sitemap is written.
-        from .stylesheet import render_fallback_css, render_stylesheet
-
-        render_stylesheet(template_dir)
+    """Publish the files ``encoded`` yields (given the result to fill) with the
+    rest of the set (:func:`publish.finish`); the finished report."""
     result = EncodeResult()
     try:
-        files = publish.write_files(output_dir, encoded(result))
+        files = publication.write(encoded(result))
     except (UrlError, ValueError) as error:
         if isinstance(error, SitemapkitError):
             raise
         raise UrlError(str(error)) from None
     report.excluded.extend(result.excluded)
     report.notices.extend(result.notices)
-    report.urls = result.urls
-    names = [f.name for f in files]
-    # A <filename>.gz another generator (MkDocs' themes) or an earlier run left
-    # would describe an older site: it is rewritten from the new entry point.
-    if result.entry_points and (options.gzip_copy or (output_dir / (options.filename + ".gz")).is_file()):
-        entry = options.filename
-        publish.atomic_write(output_dir, entry + ".gz", publish.gzip_bytes((output_dir / entry).read_bytes()))
-        names.append(entry + ".gz")
-    if options.stylesheet:
-        counts = {scope.prefix + f.name: f.count for f in files if f.kind in ("urlset", "text")}
-        publish.atomic_write(output_dir, STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts))
-        publish.atomic_write(output_dir, FALLBACK_CSS_NAME, render_fallback_css(template_dir))
-        names += [STYLESHEET_NAME, FALLBACK_CSS_NAME]
-    publish.remove_stale(output_dir, options.filename, names)
-    report.files = sorted(names, key=lambda n: (n not in result.entry_points, n))
-
-    sitemap_urls = [scope.prefix + name for name in result.entry_points]
-    if not sitemap_urls:
-        # An empty <urlset> is invalid, and a Sitemap: line must point at a file.
-        report.notices.append(Notice("empty", "no page to list, so no sitemap was written"))
-    elif writes_robots:
-        own = publish.own_file_pattern(options.filename)
-
-        def owned(url: str) -> bool:
-            return url.startswith(scope.prefix) and (
-                url[len(scope.prefix):] == options.filename or bool(own.match(url[len(scope.prefix):]))
-            )
-
-        merged = merge_sitemap_lines(robots_text, sitemap_urls, owned)
-        if merged != robots_text:
-            publish.atomic_write(output_dir, ROBOTS_TXT, merged.encode("utf-8"))
-        report.files.append(ROBOTS_TXT)
-    elif options.robots_txt is None:
-        # A robots.txt below the host root is never read by crawlers: say what to add.
-        report.advice.append(
-            "robots.txt is read only at the host root; add "
-            + " and ".join(f"'Sitemap: {url}'" for url in sitemap_urls)
-            + " to it"
-        )
-    if options.report_file:
-        publish.atomic_write(output_dir, options.report_file, report.details().encode("utf-8"))
-    return report
+    return publish.finish(publication, files, result, report)
 
 
 def _path(value) -> Path:

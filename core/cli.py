@@ -18,7 +18,6 @@ from pathlib import Path
 from . import __version__, publish
 from .errors import ConfigError, SitemapkitError
 from .model import Options, Page
-from .encoder import EncodeResult
 
 
 
@@ -53,7 +52,8 @@ def _add_option_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], *
 
 _BUILD_OPTIONS = tuple(f.name for f in dataclasses.fields(Options) if f.name != "base_url")
 _GENERATE_OPTIONS = ("filename", "format", "gzip", "max_urls", "max_bytes", "max_sitemaps", "changefreq",
-                     "priority", "schema_location", "stylesheet")
+                     "priority", "schema_location", "stylesheet", "stylesheet_template", "gzip_copy", "robots_txt",
+                     "report_file", "verbose")
 
 
 def _flag_values(args: argparse.Namespace, names: tuple[str, ...]) -> dict:
@@ -139,19 +139,29 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from .urllist import write_url_list
+    from .urllist import generate
 
+    for name in _BUILD_OPTIONS:
+        if name not in _GENERATE_OPTIONS and getattr(args, name, None) is not None:
+            raise ConfigError(name, "is not used by `sitemapkit generate`, which lists the URLs and dates of its "
+                              "input as given and reads no pages")
     options = _options(args, _GENERATE_OPTIONS)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    result = EncodeResult()
+    # The input is opened first: a missing list creates nothing, not even DIR.
     with (sys.stdin.buffer if args.input == "-" else open(args.input, "rb")) as source:
-        files = write_url_list(source, options, out, result)
-    publish.remove_stale(out, options.filename, [f.name for f in files])
-    dropped = f"; dropped {len(result.excluded):,}" if result.excluded else ""
-    plural = "s" if len(files) != 1 else ""
-    print(f"sitemapkit: {result.urls:,} URLs in {len(files)} file{plural} in {out} ({time.perf_counter() - started:.1f}s){dropped}")
+        out.mkdir(parents=True, exist_ok=True)
+        report = generate(source, options, out)
+    for notice in report.notices:
+        print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
+    if options.verbose:
+        print(report.details().rstrip("\n"))
+    else:
+        dropped = f"; dropped {len(report.excluded):,}" if report.excluded else ""
+        plural = "s" if len(report.files) != 1 else ""
+        advice = "".join(f"; {line}" for line in report.advice)
+        print(f"sitemapkit: {report.urls:,} URLs in {len(report.files)} file{plural} in {out} "
+              f"({time.perf_counter() - started:.1f}s){dropped}{advice}")
     return 0
 
 
@@ -195,7 +205,9 @@ def parser() -> argparse.ArgumentParser:
                          "sitemaps and an index in DIR. The input should be sorted by URL.")
     gen.add_argument("--input", required=True, metavar="URLS.tsv", help="the list ('-' for standard input)")
     gen.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
-    _add_option_flags(gen, _GENERATE_OPTIONS)
+    # Every option has its flag here too, so the ones generate has no use for
+    # are refused in one line (cmd_generate), not as unknown.
+    _add_option_flags(gen, _BUILD_OPTIONS)
     gen.set_defaults(run=cmd_generate)
 
     check = sub.add_parser("check", help="check a site's existing sitemaps",

@@ -102,6 +102,8 @@ class SitemapFile:
     lastmod: str | None = None
     #: Compress on write (the name then ends in ``.gz``).
     gzip: bool = False
+    #: crc32 of ``data`` when the name was made from it (a shard's): gzip reuses it.
+    crc: int | None = None
 
 
 @dataclasses.dataclass
@@ -316,13 +318,18 @@ class ShardPlanner:
     def _file(self, body: bytes, count: int, newest: str | None, name: str | None = None) -> SitemapFile:
         alternates = not self.text_format and _ALTERNATE_MARK in body
         data = self.heads[alternates] + body + self.foot
+        crc = None
         if name is None:
             first = body[: body.index(b"\n")] if self.text_format else body[len(URL_OPEN) : body.index(b"</loc>")]
             # Named by its first URL, not its position: a shard split elsewhere in
-            # the site does not rename (and so re-send) every shard after it.
-            name = f"{self.stem}-{hashlib.blake2b(first, digest_size=5).hexdigest()}{self.suffix}"
+            # the site does not rename (and so re-send) every shard after it. And by
+            # its content: new bytes always get a new name, so writing a shard never
+            # changes a file the published index names (publish.py switches the
+            # index last); unchanged shards keep their names and bytes.
+            crc = zlib.crc32(data)
+            name = f"{self.stem}-{hashlib.blake2b(first, digest_size=5).hexdigest()}{crc:08x}{self.suffix}"
         kind = "text" if self.text_format else "urlset"
-        return SitemapFile(name, data, kind, count, newest, gzip=self.options.gzip and name != self.options.filename)
+        return SitemapFile(name, data, kind, count, newest, gzip=self.options.gzip and name != self.options.filename, crc=crc)
 
     def shards(self, run: list[bytes], alternates: bool = False) -> list[SitemapFile]:
         return [self.render(run[a:b]) for a, b in self.cut(run, alternates)]

@@ -1,23 +1,38 @@
 """The one module that writes files: atomic, deterministic, inside the output folder.
 
-Every file goes to a temporary name in the output folder and is renamed into place,
-so a crawler or a failed build never sees half a sitemap. gzip members carry no
-timestamp and no file name, so the same input gives the same bytes.
+A sitemap is a set of files, published as a whole (:class:`Publication`): at
+every instant a crawler reading the folder from its entry point finds the complete
+old set or the complete new one. Shards are named by their content (see
+:class:`~sitemapkit.encoder.ShardPlanner`), so a new shard never lands on a name
+the published index uses; they are written first, the files that point at them
+(index, robots.txt) are staged under temporary names and renamed into place last,
+and only then is what the new set no longer names removed. A run that fails or is
+killed before that switch leaves the published set as it was; the next run
+removes what it left behind. gzip members carry no timestamp and no file name, so
+the same input gives the same bytes.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import errno
+import hashlib
 import os
 import re
 import struct
 import tempfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .errors import OutputError
-from .encoder import SitemapFile
+from .errors import ConfigError, OutputError
+from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, SitemapFile
+from .model import Notice, Options, Report
+
+try:
+    import fcntl
+except ImportError:  # not on a POSIX system: runs are not serialised there
+    fcntl = None  # type: ignore[assignment]
 
 try:
     # The optional `fast` extra: zlib-ng deflates the same level about 1.7 times as
@@ -34,75 +49,128 @@ GZIP_LEVEL = 6
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 
 
-def gzip_bytes(data: bytes, level: int = GZIP_LEVEL) -> bytes:
-    """One deterministic gzip member holding ``data``."""
+def gzip_bytes(data: bytes, level: int = GZIP_LEVEL, crc: int | None = None) -> bytes:
+    """One deterministic gzip member holding ``data`` (``crc``: its crc32, when known)."""
     compressor = _deflate.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
     body = compressor.compress(data) + compressor.flush()
-    return _GZIP_HEADER + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+    crc = zlib.crc32(data) if crc is None else crc
+    return _GZIP_HEADER + body + struct.pack("<II", crc, len(data) & 0xFFFFFFFF)
+
+
+
+
+ROBOTS_TXT = "robots.txt"
+#: Held (flock) by the run that writes into a folder; removed when it ends.
+LOCK_NAME = ".sitemapkit.lock"
+# What tempfile.mkstemp(prefix=".NAME.", suffix=".tmp") makes: eight characters
+# from its alphabet between the name and the suffix.
+_TEMPORARY = re.compile(r"\.(.+)\.[a-z0-9_]{8}\.tmp\Z")
+
+#: Called before every file operation with the operation (``write``, ``rename``,
+#: ``remove``) and the file name; None in normal runs. Tests set it to stop a run
+#: between any two file operations (a fault, a full disk, a kill).
+fault_hook: Callable[[str, str], None] | None = None
+
+
+def _step(operation: str, name: str) -> None:
+    if fault_hook is not None:
+        fault_hook(operation, name)
+
+
+def _cannot(path: Path, error: OSError) -> OutputError:
+    """One line naming the file the user knows, never the temporary one."""
+    what = "it is a folder" if isinstance(error, IsADirectoryError) else (error.strerror or str(error))
+    return OutputError(f"cannot write {str(path)!r}: {what}")
+
+
+def _write_temporary(folder: Path, name: str, data: bytes) -> str:
+    """``data`` in a new temporary file beside ``folder/name``; its path."""
+    if "/" in name or "\\" in name or name in ("", ".", ".."):
+        raise OutputError(f"refusing to write {name!r}: not a plain file name")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    except OSError as error:
+        raise _cannot(Path(folder) / name, error) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            _step("write", name)
+            handle.write(data)
+        os.chmod(tmp, 0o644)
+    except BaseException as error:
+        _unlink(tmp)
+        if isinstance(error, OSError):
+            raise _cannot(Path(folder) / name, error) from None
+        raise
+    return tmp
+
+
+def _rename(tmp: str, folder: Path, name: str) -> None:
+    try:
+        _step("rename", name)
+        os.replace(tmp, Path(folder) / name)
+    except BaseException as error:
+        _unlink(tmp)
+        if isinstance(error, OSError):
+            raise _cannot(Path(folder) / name, error) from None
+        raise
+
+
+def _unlink(path: str | Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def atomic_write(folder: Path, name: str, data: bytes) -> None:
     """Write ``folder/name`` through a temporary file and a rename."""
-    if "/" in name or "\\" in name or name in ("", ".", ".."):
-        raise OutputError(f"refusing to write {name!r}: not a plain file name")
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, folder / name)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    _rename(_write_temporary(folder, name, data), folder, name)
 
 
-def _encode_and_write(folder: Path, item: SitemapFile) -> None:
-    atomic_write(folder, item.name, gzip_bytes(item.data) if item.gzip else item.data)
+def write_shard(folder: Path, item: SitemapFile) -> SitemapFile:
+    """Write one shard under its final name; return it without its data.
 
-
-def write_files(folder: Path, files: Iterable[SitemapFile]) -> list[SitemapFile]:
-    """Write every file of ``files`` into ``folder``; return them without their data.
-
-    Compression and writing run on a second thread while the next shard is being
-    formatted: zlib releases the GIL, so both cores work. At most two shards wait at
-    once, which keeps memory flat however many URLs there are.
+    A shard's name is made from its content, so a file of that name holds these
+    bytes already: it is left as it is (not compressed or written again). Worker
+    processes call this; nothing a published index names is changed by it.
     """
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise OutputError(f"output folder {str(folder)!r} does not exist")
-    written: list[SitemapFile] = []
-    pending: list[concurrent.futures.Future] = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-write") as pool:
-        for item in files:
-            while len(pending) >= 2:
-                pending.pop(0).result()
-            pending.append(pool.submit(_encode_and_write, folder, item))
-            written.append(SitemapFile(item.name, b"", item.kind, item.count, item.lastmod, item.gzip))
-        for future in pending:
-            future.result()
-    return written
+    path = Path(folder) / item.name
+    if not path.is_file():
+        atomic_write(folder, item.name, gzip_bytes(item.data, crc=item.crc) if item.gzip else item.data)
+    return SitemapFile(item.name, b"", item.kind, item.count, item.lastmod, item.gzip, item.crc)
 
 
 def own_file_pattern(filename: str) -> re.Pattern[str]:
-    """Names that sitemapkit's own naming produces for the entry point ``filename``."""
+    """Names that sitemapkit's own naming produces for the entry point ``filename``:
+    shards (first-URL hash, then content crc32; earlier versions wrote the first
+    part only) and extra indexes."""
     stem, _, ext = filename.rpartition(".")
     stem = re.escape(stem)
     return re.compile(
-        rf"{stem}-[0-9a-f]{{10}}(?:-\d+)?\.(?:xml|txt)(?:\.gz)?\Z|{stem}-index-\d+\.xml\Z"
+        rf"{stem}-[0-9a-f]{{10}}(?:[0-9a-f]{{8}})?(?:-\d+)?\.(?:xml|txt)(?:\.gz)?\Z"
+        rf"|{stem}-index-(?:\d+|[0-9a-f]{{16}})\.xml\Z"
     )
 
 
-def remove_stale(folder: Path, filename: str, keep: Iterable[str]) -> list[str]:
+def content_index_name(filename: str, data: bytes) -> str:
+    """An index named by its content, for sets of several indexes (see :func:`finish`)."""
+    stem = filename.rpartition(".")[0]
+    return f"{stem}-index-{hashlib.blake2b(data, digest_size=8).hexdigest()}.xml"
+
+
+def remove_stale(folder: Path, filename: str, keep: Iterable[str], entry_points: Iterable[str] = ()) -> list[str]:
     """Delete shards and extra indexes an earlier build left that this one did not
-    write. Only names sitemapkit's naming produces are touched."""
+    write. Only names sitemapkit's naming produces are touched, and the
+    ``entry_points`` this set does not use (a text sitemap's ``sitemap.txt``
+    when it now has an index, and the other way round): those first, so no index
+    is left pointing at removed shards."""
     pattern = own_file_pattern(filename)
     keep = set(keep)
     removed = []
-    for entry in sorted(os.listdir(folder)):
-        if entry not in keep and pattern.match(entry) and (Path(folder) / entry).is_file():
+    stale_entries = [name for name in entry_points if name not in keep]
+    for entry in stale_entries + sorted(os.listdir(folder)):
+        if entry not in keep and (entry in stale_entries or pattern.match(entry)) and (Path(folder) / entry).is_file():
+            _step("remove", entry)
             os.unlink(Path(folder) / entry)
             removed.append(entry)
     return removed
@@ -114,14 +182,323 @@ def remove_files(folder: Path, names: Iterable[str]) -> list[str]:
     for name in names:
         path = Path(folder) / name
         if "/" not in name and path.is_file():
+            _step("remove", name)
             os.unlink(path)
             removed.append(name)
     return removed
 
 
-def read_text(path: Path) -> str | None:
-    """A text file's content, or None when it does not exist."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
+def entry_names(options: Options) -> list[str]:
+    """The fixed names of the entry point: the one the user names, and the index
+    a text sitemap gets when it needs one."""
+    return list(dict.fromkeys([options.filename, options.filename.rpartition(".")[0] + ".xml"]))
+
+
+def index_names(options: Options) -> list[str]:
+    """:func:`entry_names` and their gzip copies (written with ``gzip_copy``, and
+    rewritten whenever one is there: an older one would describe an older site)."""
+    names = entry_names(options)
+    return names + [name + ".gz" for name in names]
+
+
+def check_names(options: Options) -> None:
+    """The files one run writes never share a name: ``filename`` and
+    ``report_file`` may name neither robots.txt, a shard, the stylesheet files,
+    the entry point nor each other. Raised before anything is written."""
+    reserved = {ROBOTS_TXT: "robots.txt", STYLESHEET_NAME: "the stylesheet", FALLBACK_CSS_NAME: "the stylesheet"}
+    if options.filename in reserved:
+        raise ConfigError("filename", f"{options.filename!r} is {reserved[options.filename]}, which a sitemap may not replace")
+    if options.report_file is None:
+        return
+    own = own_file_pattern(options.filename)
+    taken = {**reserved, **{name: "the sitemap's own name" for name in index_names(options)}}
+    if options.report_file in taken or own.match(options.report_file):
+        what = taken.get(options.report_file, "the name of a sitemap shard")
+        raise ConfigError("report_file", f"{options.report_file!r} is {what}; choose another name for the report")
+
+
+def _template_dir(options: Options) -> Path | None:
+    return Path(options.stylesheet_template) if options.stylesheet_template else None
+
+
+class _FolderLock:
+    """An flock on LOCK_NAME in the folder: one run at a time per folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = Path(folder) / LOCK_NAME
+        self.fd: int | None = None
+
+    def acquire(self) -> None:
+        if fcntl is None:
+            return
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            except OSError as error:
+                raise _cannot(self.path, error) from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as error:
+                os.close(fd)
+                if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise OutputError(
+                        f"another sitemapkit run is writing into {str(self.path.parent)!r} "
+                        f"(it holds {LOCK_NAME}); run again when it has finished"
+                    ) from None
+                raise _cannot(self.path, error) from None
+            # The run that held it removes the file before it unlocks: a lock on a
+            # file no longer at this path locks nothing.
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                self.fd = fd
+                return
+            os.close(fd)
+
+    def release(self) -> None:
+        if self.fd is not None:
+            _unlink(self.path)
+            os.close(self.fd)
+            self.fd = None
+
+
+def _switch_order(name: str, options: Options) -> int:
+    """When a staged file is renamed into place: the numbered extra indexes, then
+    the entry point (the switch: until then nothing published has changed), its
+    gzip copy and the stylesheet files (the browser view of the new set),
+    robots.txt (which names the entry points), the report last."""
+    if name in entry_names(options):
+        return 2
+    if name in index_names(options) or name in (STYLESHEET_NAME, FALLBACK_CSS_NAME):
+        return 3
+    if name == ROBOTS_TXT:
+        return 4
+    if name == options.report_file:
+        return 5
+    return 1  # extra indexes
+
+
+class Publication:
+    """One run's files in one output folder, published as a whole.
+
+    ``with Publication(folder, options) as publication:`` checks the names, takes
+    the folder's lock (or stops with one line when another run holds it), removes
+    the temporary files a killed run left, and reads robots.txt. Shards are
+    written under their final (content) names at once; every other file is staged
+    under a temporary name. :meth:`commit` renames the staged files into place,
+    entry point before robots.txt, then removes the files the new set no longer
+    names. Leaving the block without a commit (an error, an interrupt) removes
+    what this run wrote, so the published set stays as it was.
+    """
+
+    def __init__(self, folder: Path | str, options: Options, *, read_robots: bool = False) -> None:
+        self.folder = Path(folder)
+        self.options = options
+        self.writes_robots = bool(options.robots_txt or (options.robots_txt is None and options.at_host_root))
+        # Read only when used (written, or ``read_robots``: its rules are
+        # applied): a robots.txt sitemapkit cannot read stops the run, before
+        # anything is written, only if the run needs it.
+        self._read_robots = self.writes_robots or read_robots
+        self.robots_text: str | None = None
+        self._lock = _FolderLock(self.folder)
+        self._staged: dict[str, str] = {}  # name -> temporary path
+        self._before: set[str] = set()
+        self._committed = False
+
+    def __enter__(self) -> Publication:
+        check_names(self.options)
+        if self.options.stylesheet:
+            # Jinja2 only when asked for. A bad template fails here, before
+            # anything is written.
+            from .stylesheet import render_stylesheet
+
+            render_stylesheet(_template_dir(self.options))
+        if not self.folder.is_dir():
+            raise OutputError(f"output folder {str(self.folder)!r} does not exist")
+        for name in [*index_names(self.options), ROBOTS_TXT, self.options.report_file]:
+            if name is not None and (self.folder / name).is_dir() and not (self.folder / name).is_symlink():
+                raise OutputError(f"{str(self.folder / name)!r} is a folder; sitemapkit writes a file there")
+        self._lock.acquire()
+        try:
+            own = own_file_pattern(self.options.filename)
+            ours = {*index_names(self.options), ROBOTS_TXT, STYLESHEET_NAME, FALLBACK_CSS_NAME, self.options.report_file}
+            for entry in sorted(os.listdir(self.folder)):
+                temporary = _TEMPORARY.match(entry)
+                if temporary and (temporary.group(1) in ours or own.match(temporary.group(1))):
+                    _step("remove", entry)
+                    _unlink(self.folder / entry)  # left by a run that was killed
+                elif own.match(entry):
+                    self._before.add(entry)
+            if self._read_robots:
+                from .robots import read_robots_txt
+
+                self.robots_text = read_robots_txt(self.folder / ROBOTS_TXT)
+        except BaseException:
+            self._lock.release()
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, traceback) -> None:
+        try:
+            self._roll_back()  # nothing left to do after a commit
+        finally:
+            self._lock.release()
+
+    def _roll_back(self) -> None:
+        for tmp in self._staged.values():
+            _unlink(tmp)
+        self._staged.clear()
+        if self._committed:
+            return
+        own = own_file_pattern(self.options.filename)
+        for entry in os.listdir(self.folder):
+            if own.match(entry) and entry not in self._before:
+                _unlink(self.folder / entry)
+
+    def stage(self, name: str, data: bytes) -> None:
+        """``data`` to be renamed to ``name`` at :meth:`commit`."""
+        if name in self._staged:
+            _unlink(self._staged.pop(name))
+        self._staged[name] = _write_temporary(self.folder, name, data)
+
+    def staged_bytes(self, name: str) -> bytes:
+        return Path(self._staged[name]).read_bytes()
+
+    def unstage(self, name: str) -> None:
+        _unlink(self._staged.pop(name))
+
+    def add(self, item: SitemapFile) -> SitemapFile:
+        """Write a shard now, or stage an index or a whole single sitemap."""
+        if item.kind == "sitemapindex" or item.name in index_names(self.options):
+            self.stage(item.name, item.data)
+            return SitemapFile(item.name, b"", item.kind, item.count, item.lastmod, item.gzip, item.crc)
+        return write_shard(self.folder, item)
+
+    def write(self, files: Iterable[SitemapFile]) -> list[SitemapFile]:
+        """:meth:`add` every file of ``files``; return them without their data.
+
+        Compression and writing run on a second thread while the next shard is
+        being formatted: zlib releases the GIL, so both cores work. At most two
+        shards wait at once, which keeps memory flat however many URLs there are.
+        """
+        written: list[SitemapFile] = []
+        pending: list[concurrent.futures.Future] = []
+        # Leaving the pool waits for what is being written, failed or not, so a
+        # roll-back sees every file this run wrote.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-write") as pool:
+            for item in files:
+                while len(pending) >= 2:
+                    written.append(pending.pop(0).result())
+                pending.append(pool.submit(self.add, item))
+            written += [future.result() for future in pending]
+        return written
+
+    def commit(self, keep: Iterable[str] | None) -> list[str]:
+        """Rename the staged files into place, then remove the shards and extra
+        indexes not in ``keep`` (nothing when ``keep`` is None); the removed names."""
+        for name in sorted(self._staged, key=lambda n: _switch_order(n, self.options)):
+            _rename(self._staged.pop(name), self.folder, name)
+            # Switched: what the published files name must stay, even if a later
+            # step fails.
+            self._committed = True
+        self._committed = True
+        if keep is None:
+            return []
+        # A text sitemap's entry point is sitemap.txt alone, or the index sitemap.xml.
+        entries = entry_names(self.options) if self.options.format == "txt" else []
+        return remove_stale(self.folder, self.options.filename, keep, entries)
+
+
+def finish(publication: Publication, files: list[SitemapFile], result: EncodeResult, report: Report) -> Report:
+    """The end of every run, ``build`` and ``generate`` alike: the stylesheet
+    files, the gzip copy of the entry point, robots.txt and the report file are
+    staged beside the sitemap ``files`` (shards written, indexes staged), then
+    the whole set is switched into place and what it no longer names removed.
+
+    With nothing to list, the sitemap published earlier (if any) is left as it
+    was, with a warning: an empty result is more often a mistake (a filter that
+    drops everything, an empty input) than a site without pages, and no valid
+    sitemap lists nothing.
+    """
+    from .robots import merge_sitemap_lines
+    from .urls import Scope
+
+    options = publication.options
+    folder = publication.folder
+    scope = Scope(options.base_url)
+    report.urls = result.urls
+    names = [f.name for f in files]
+    entry_points = list(result.entry_points)
+    robots_txt = publication.writes_robots
+    if len(entry_points) > 1 and robots_txt:
+        # Several indexes (an index may not list indexes): robots.txt is the one
+        # file naming them all, so it is the switch. Each is written under a name
+        # made from its content, as shards are, and robots.txt renamed last names
+        # the new ones; the entry point keeps the first index's bytes.
+        for number, name in enumerate(entry_points):
+            data = publication.staged_bytes(name)
+            entry_points[number] = content_index_name(options.filename, data)
+            if not (folder / entry_points[number]).is_file():
+                atomic_write(folder, entry_points[number], data)
+            if name != result.entry_points[0]:
+                publication.unstage(name)
+                names.remove(name)
+        names += entry_points
+    if not entry_points:
+        if (folder / options.filename).is_file():
+            report.notices.append(Notice(
+                "empty", f"no page to list: the sitemap published earlier ({options.filename}) was left as it was; "
+                "delete it if the site has no pages to list"))
+        else:
+            report.notices.append(Notice("empty", "no page to list, so no sitemap was written"))
+        report.files = []
+        if options.report_file:
+            publication.stage(options.report_file, report.details().encode("utf-8"))
+        publication.commit(None)
+        return report
+    # Of the entry point: the file named `filename`, or a text sitemap's index. A
+    # copy another generator (MkDocs' themes) or an earlier run left would
+    # describe an older site: it is rewritten from the new entry point.
+    entry = result.entry_points[0]
+    if options.gzip_copy or (folder / (entry + ".gz")).is_file():
+        publication.stage(entry + ".gz", gzip_bytes(publication.staged_bytes(entry)))
+        names.append(entry + ".gz")
+    if options.stylesheet:
+        from .stylesheet import render_fallback_css, render_stylesheet
+
+        template_dir = _template_dir(options)
+        counts = {scope.prefix + f.name: f.count for f in files if f.kind in ("urlset", "text")}
+        publication.stage(STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts))
+        publication.stage(FALLBACK_CSS_NAME, render_fallback_css(template_dir))
+        names += [STYLESHEET_NAME, FALLBACK_CSS_NAME]
+    report.files = sorted(names, key=lambda n: (n not in entry_points and n not in result.entry_points, n))
+
+    sitemap_urls = [scope.prefix + name for name in entry_points]
+    if robots_txt:
+        own = own_file_pattern(options.filename)
+
+        entries = entry_names(options)
+
+        def owned(url: str) -> bool:
+            return url.startswith(scope.prefix) and (
+                url[len(scope.prefix):] in entries or bool(own.match(url[len(scope.prefix):]))
+            )
+
+        robots_text = publication.robots_text
+        merged = merge_sitemap_lines(robots_text, sitemap_urls, owned)
+        if merged != robots_text:
+            publication.stage(ROBOTS_TXT, merged.encode("utf-8"))
+        report.files.append(ROBOTS_TXT)
+    elif options.robots_txt is None:
+        # A robots.txt below the host root is never read by crawlers: say what to add.
+        report.advice.append(
+            "robots.txt is read only at the host root; add "
+            + " and ".join(f"'Sitemap: {url}'" for url in sitemap_urls)
+            + " to it"
+        )
+    if options.report_file:
+        publication.stage(options.report_file, report.details().encode("utf-8"))
+    publication.commit(names)
+    return report

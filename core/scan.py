@@ -36,7 +36,8 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from .build import _head_date, build_site, prepare, select_page, write_sitemaps
+from . import publish
+from .build import _head_date, build_site, select_page, start, write_sitemaps
 from .encoder import EncodeResult, ShardPlanner, _Formatter, encode_entries
 from .errors import SitemapkitError
 from .htmlcheck import HeadFacts
@@ -310,10 +311,21 @@ def build_folder(
     site_dir = Path(site_dir)
     if not site_dir.is_dir():
         raise SitemapkitError(f"{str(site_dir)!r} is not a folder")
-    if _uses_git(site_dir, options.lastmod):
-        return _build_site(site_dir, options, page_dates)
-    output_dir, report, scope, robots_text, rules = prepare(options, site_dir)
+    if not _uses_git(site_dir, options.lastmod):
+        # Held from the first read of the folder (robots.txt rules) to the switch.
+        with publish.Publication(site_dir, options, read_robots=options.check_robots_rules) as publication:
+            report = _build_folder(site_dir, options, publication, workers, chunk_pages, page_dates)
+        if report is not None:
+            return report
+    return _build_site(site_dir, options, page_dates)
 
+
+def _build_folder(
+    site_dir: Path, options: Options, publication: publish.Publication, workers: int | None, chunk_pages: int,
+    page_dates: str | None,
+) -> Report | None:
+    """build_folder's own path; None (nothing written) where build_site's is needed."""
+    report, scope, rules = start(options, publication)
     found = _Found()
     # Pages in a repository of their own are dated by its history (build_site).
     repositories: list[str] | None = [] if options.lastmod == "auto" and shutil.which("git") else None
@@ -360,11 +372,11 @@ def build_folder(
         options.lastmod != "none" and (_has_duplicates(listed) or any(e.reason == "too long" for e in found.excluded))
     ):
         # Pages in a git repository, or declaring hreflang alternates (each group
-        # is checked across its pages); or two pages with one URL, or a page too long to list (build_site
-        # dates only the pages it lists, and so decides whether file times are
-        # believable without the others): build_site's path.
+        # is checked across its pages); or two pages with one URL, or a page too
+        # long to list (build_site dates only the pages it lists, and so decides
+        # whether file times are believable without the others): build_site's path.
         del listed[:]
-        return _build_site(site_dir, options, page_dates)
+        return None
     report.excluded += found.excluded
     # Notices in page order, as build_site gives them.
     found.notices.sort(key=lambda pair: pair[0])
@@ -376,8 +388,11 @@ def build_folder(
             [n[below:] for n in found.plausible_names] if flat else [], [n[below:] for n in found.too_old_names],
             len(found.plausible) if flat else 0, found.too_old_count, page_dates=page_dates,
         )
-        if notice is not None:
+        if notice is not None and options.lastmod_warnings:
             report.notices.append(notice)
+        elif notice is not None:
+            # Still said, but as advice, which strict builds do not fail on.
+            report.advice.append(notice.message)
     found.plausible = array.array("d")
 
     # Taken from the end, each page's bytes freed once its entry is encoded.
@@ -399,5 +414,4 @@ def build_folder(
                 entry = _LASTMOD_ELEMENT.sub(b"", entry)
             yield entry, loc.decode("ascii"), loc, False
 
-    return write_sitemaps(lambda result: encode_entries(entries(), options, result), options, output_dir, report,
-                          scope, robots_text)
+    return write_sitemaps(lambda result: encode_entries(entries(), options, result), publication, report)

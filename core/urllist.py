@@ -23,7 +23,9 @@ import multiprocessing
 import os
 import operator
 import re
+import signal
 import stat
+import sys
 import xml.sax.saxutils
 import zlib
 from collections.abc import Iterator
@@ -33,7 +35,7 @@ from typing import BinaryIO, NamedTuple
 from . import publish
 from .dates import FIXED_WIDTH_FORMS
 from .errors import UrlError
-from .model import MAX_LOC_LENGTH, Excluded, Options, Page
+from .model import MAX_LOC_LENGTH, Excluded, Options, Page, Report
 from .encoder import (
     EncodeResult,
     LOC_CLOSE,
@@ -361,16 +363,48 @@ def read_lines(descriptor: int, start: int, stop: int) -> bytes:
 
 
 def _write(folder: Path, files: list[SitemapFile]) -> list[SitemapFile]:
-    for item in files:
-        publish.atomic_write(folder, item.name, publish.gzip_bytes(item.data) if item.gzip else item.data)
-    return [SitemapFile(f.name, b"", f.kind, f.count, f.lastmod, f.gzip) for f in files]
+    """Shards, written under their own (content) names: never a file the
+    published index names (see publish.Publication)."""
+    return [publish.write_shard(folder, item) for item in files]
 
 
 # Worker process state, set once by _start_worker (fork copies the rest).
 _worker: dict = {}
 
+# prctl(2): "Set the parent-death signal of the calling process".
+_PR_SET_PDEATHSIG = 1
 
-def _start_worker(options: Options, folder: str, descriptor: int | None) -> None:
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker ends when this run's main process does, even by SIGKILL (which
+    runs no clean-up): otherwise it would live on, reparented, holding its block.
+    Linux delivers a signal for it; elsewhere a thread watches the parent."""
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    if not armed:
+        import threading
+        import time
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="sitemapkit-watch-parent", daemon=True).start()
+
+
+def _start_worker(options: Options, folder: str, descriptor: int | None, parent: int | None = None) -> None:
+    if parent is not None:
+        _exit_with_parent(parent)
     _worker.update(formatter=_BlockFormatter(options), folder=Path(folder), descriptor=descriptor)
 
 
@@ -498,7 +532,7 @@ def _start_pool(options: Options, folder: Path, descriptor: int | None):
     # before anything here starts a thread.
     pool = concurrent.futures.ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("fork"),
-        initializer=_start_worker, initargs=(options, str(folder), descriptor),
+        initializer=_start_worker, initargs=(options, str(folder), descriptor, os.getpid()),
     )
     # A few blocks ahead keep every core busy while memory stays bounded.
     return pool, workers + 1
@@ -580,12 +614,33 @@ class _InOrder:
 _UNESCAPES = {"&apos;": "'", "&quot;": '"'}
 
 
-def write_url_list(source: BinaryIO, options: Options, folder: Path, result: EncodeResult) -> list[SitemapFile]:
-    """Write the sitemaps for a ``URL[<TAB>LASTMOD]`` list into ``folder``.
+def generate(source: BinaryIO, options: Options, folder: Path) -> Report:
+    """``sitemapkit generate``: the sitemaps for a ``URL[<TAB>LASTMOD]`` list,
+    published into ``folder`` as a whole, with everything else a build writes
+    (stylesheet, gzip copy, robots.txt, report)."""
+    result = EncodeResult()
+    with publish.Publication(folder, options) as publication:
+        files = write_url_list(source, options, publication, result)
+        report = Report(excluded=result.excluded, notices=result.notices)
+        return publish.finish(publication, files, result, report)
+
+
+def write_url_list(
+    source: BinaryIO, options: Options, target: Path | publish.Publication, result: EncodeResult
+) -> list[SitemapFile]:
+    """Write the sitemaps for a ``URL[<TAB>LASTMOD]`` list: shards into the
+    folder, indexes staged in the publication (a folder: published at once,
+    without robots.txt or the other extras :func:`generate` adds).
 
     Raises :class:`UrlError` naming the first line that cannot be listed (a
     lastmod that is no date, a control character, bytes that are not UTF-8)."""
-    folder = Path(folder)
+    if not isinstance(target, publish.Publication):
+        with publish.Publication(target, options) as publication:
+            files = write_url_list(source, options, publication, result)
+            publication.commit([f.name for f in files] if result.entry_points else None)
+            return files
+    publication = target
+    folder = publication.folder
     formatter = _BlockFormatter(options)
     sequencer = Sequencer(formatter.planner)
     ranges = file_ranges(source)
@@ -615,7 +670,7 @@ def write_url_list(source: BinaryIO, options: Options, folder: Path, result: Enc
             _work_in_pool(itertools.chain([first, second], blocks), pool, ahead, sequencer, in_order, ordered)
         written = [f for part in ordered for f in (part.result() if isinstance(part, concurrent.futures.Future) else part)]
         sequencer.shards = list(written)
-        written += _write(folder, list(finish(sequencer, options, formatter.scope, result)))
+        written += publication.write(finish(sequencer, options, formatter.scope, result))
     except UnicodeDecodeError as error:
         raise UrlError(f"the URL list is not UTF-8 text ({error.reason} at byte {error.start} of a block)") from None
     finally:

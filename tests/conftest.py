@@ -132,8 +132,12 @@ def sitemap_entries(out_dir: Path, entry: str = "sitemap.xml") -> dict[str, dict
     # Past one index's limits, the extra indexes are entry points of their own.
     stem = entry.rsplit(".", 1)[0]
     todo = [out_dir / entry, *sorted(out_dir.glob(f"{stem}-index-*.xml"))]
+    seen = set()
     while todo:
         path = todo.pop()
+        if path in seen:
+            continue  # an index reached twice (robots.txt and the entry point)
+        seen.add(path)
         data = read_bytes(path)
         assert_valid(data)
         root = etree.fromstring(data)

@@ -85,8 +85,8 @@ def outputs(site: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(site.iterdir()) if p.is_file() and p.name.startswith(("sitemap", "robots"))}
 
 
-def report_text(report) -> tuple[str, list]:
-    return report.details(), [(n.code, n.message) for n in report.notices]
+def report_text(report) -> tuple[str, list, list]:
+    return report.details(), [(n.code, n.message) for n in report.notices], report.advice
 
 
 @pytest.mark.parametrize(("times", "lastmod", "duplicates", "alternates", "form"), [
@@ -95,6 +95,7 @@ def report_text(report) -> tuple[str, list]:
     ("spread", "none", False, False, {}), ("spread", "mtime", False, True, {}),
     ("spread", "mtime", False, False, {"format": "txt"}),
     ("spread", "mtime", False, False, {"gzip": True, "stylesheet": True, "changefreq": "weekly"}),
+    ("flat", "mtime", False, False, {"lastmod_warnings": False}),
 ])
 def test_every_core_writes_what_build_site_writes(
     tmp_path: Path, times: str, lastmod: str, duplicates: bool, alternates: bool, form: dict
@@ -136,8 +137,9 @@ def test_every_core_writes_what_build_site_writes(
         assert any(code == "unreadable" for code, _ in expected[2][1])
 
 
-# fixtures/static as the serial path wrote it before `build` checked pages on every
-# core (sitemapkit 5bb5991), with these file times and two URLs a file.
+# fixtures/static as the serial path (build_site) wrote it before `build` checked
+# pages on every core (sitemapkit 64270d7, content-named shards), with these file
+# times and two URLs a file.
 _FIXTURE_TIMES = {
     "index.html": "2023-11-25T08:14:30",
     "about/index.html": "2023-11-18T01:13:41",
@@ -145,13 +147,13 @@ _FIXTURE_TIMES = {
     "blog/q&a.html": "2023-11-23T06:14:16",
 }
 _FIXTURE_SITEMAPS = {
-    "sitemap-0acc8d532e.xml": """<?xml version="1.0" encoding="UTF-8"?>
+    "sitemap-0acc8d532e2c798e16.xml": """<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 <url><loc>https://example.org/</loc><lastmod>2023-11-25T08:14:30+00:00</lastmod></url>
 <url><loc>https://example.org/about/</loc><lastmod>2023-11-18T01:13:41+00:00</lastmod></url>
 </urlset>
 """,
-    "sitemap-b2d49c5309.xml": """<?xml version="1.0" encoding="UTF-8"?>
+    "sitemap-b2d49c5309e292c367.xml": """<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 <url><loc>https://example.org/blog/%C3%BCmlaut%20post.html</loc><lastmod>2023-11-24T07:14:23+00:00</lastmod></url>
 <url><loc>https://example.org/blog/q&amp;a.html</loc><lastmod>2023-11-23T06:14:16+00:00</lastmod></url>
@@ -159,8 +161,8 @@ _FIXTURE_SITEMAPS = {
 """,
     "sitemap.xml": """<?xml version="1.0" encoding="UTF-8"?>
 <sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-<sitemap><loc>https://example.org/sitemap-0acc8d532e.xml</loc><lastmod>2023-11-25T08:14:30+00:00</lastmod></sitemap>
-<sitemap><loc>https://example.org/sitemap-b2d49c5309.xml</loc><lastmod>2023-11-24T07:14:23+00:00</lastmod></sitemap>
+<sitemap><loc>https://example.org/sitemap-0acc8d532e2c798e16.xml</loc><lastmod>2023-11-25T08:14:30+00:00</lastmod></sitemap>
+<sitemap><loc>https://example.org/sitemap-b2d49c5309e292c367.xml</loc><lastmod>2023-11-24T07:14:23+00:00</lastmod></sitemap>
 </sitemapindex>
 """,
 }

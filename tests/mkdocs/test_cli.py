@@ -113,6 +113,10 @@ def fetch(url: str, timeout: float = 60) -> bytes:
             time.sleep(0.3)
 
 
+def _restore_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def serve(project, tmp_path, check):
     """Run a real `mkdocs serve`, call ``check(base_url, served_folder)`` while it
     runs, stop it with Ctrl-C; its output. Checks that it left nothing behind."""
@@ -125,6 +129,10 @@ def serve(project, tmp_path, check):
         [sys.executable, "-m", "mkdocs", "serve", "-f", str(project.config_file), "-a", f"127.0.0.1:{port}"],
         cwd=project.root, env={**QUIET_ENV, "TMPDIR": str(served_tmp)},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        # A shell without job control starts background commands with Ctrl-C
+        # ignored, and Python then installs no KeyboardInterrupt handler: serve
+        # would never stop (nor clean up) on the SIGINT sent below.
+        preexec_fn=_restore_ctrl_c,
     )
     try:
         site_url = yaml.safe_load(project.config_file.read_text(encoding="utf-8"))["site_url"]
