@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING
 
 from .errors import ConfigError, OutputError, SitemapkitError, UrlError
 from .languages import language_tag
+from .urls import encode_path
 from .model import (
     CHANGEFREQ_VALUES,
     DEFAULT_MAX_BYTES,
+    ERROR_PAGES,
     MAX_BYTES_CEILING,
     MAX_LOC_LENGTH,
     MAX_SITEMAPS_PER_INDEX,
@@ -53,6 +55,7 @@ def __getattr__(name: str):
 __all__ = [
     "CHANGEFREQ_VALUES",
     "DEFAULT_MAX_BYTES",
+    "ERROR_PAGES",
     "MAX_BYTES_CEILING",
     "MAX_LOC_LENGTH",
     "MAX_SITEMAPS_PER_INDEX",
@@ -70,6 +73,7 @@ __all__ = [
     "UrlError",
     "__version__",
     "build_site",
+    "encode_path",
     "front_matter_lastmod",
     "front_matter_listed",
     "language_tag",

@@ -12,20 +12,20 @@ import datetime as dt
 import fnmatch
 import operator
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from . import publish
 from .errors import SitemapkitError, UrlError
-from .htmlcheck import HeadFacts, inspect_built_page
+from .htmlcheck import HeadFacts, check_built_page, inspect_built_page
 from .lastmod import resolve_lastmods
-from .model import Excluded, Notice, Options, Page, Report
+from .model import ERROR_PAGES, Excluded, Notice, Options, Page, Report
 from .robotsrules import RobotsRules
 from .dates import W3C_DATETIME, lastmod_instant, parse_lastmod
 from .encoder import EncodeResult, SitemapFile, encode_pages
 from .languages import X_DEFAULT, language_tag
-from .urls import OutOfScope, Scope, comparable_url
+from .urls import HTML_SUFFIXES, OutOfScope, Scope, comparable_url, encode_path, file_spelling, path_of_file
 
 
 def build_site(
@@ -35,10 +35,12 @@ def build_site(
 
     Raises :class:`SitemapkitError` for input that cannot be written; pages that
     must be left out (scope, exclude globs, noindex, canonical, redirects,
-    robots.txt rules) are reported, not raised. ``page_dates`` says how the
-    caller's pages can state their own date, in its users' terms ("give the pages
-    a 'date' in their front matter"); None where they cannot. Notices offer it
-    only when it is given, so every user is told only what they can do.
+    robots.txt rules, the adapter's ``exclude_reason``) are reported, not raised,
+    and so is every HTML file in ``output_dir`` that no page stands for.
+    ``page_dates`` says how the caller's pages can state their own date, in its
+    users' terms ("give the pages a 'date' in their front matter"); None where
+    they cannot. Notices offer it only when it is given, so every user is told
+    only what they can do.
     """
     output_dir = Path(output_dir)
     # Held from the first read of the folder (robots.txt rules) to the switch.
@@ -56,8 +58,13 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
     # What each page's head declares (its dates, its hreflang alternates), from the
     # same one read as the noindex, canonical and redirect checks.
     heads: dict[str, HeadFacts] = {}
+    handed: set[str] = set()  # the output files of the pages handed over
+    broken_canonicals: list[str] = []
+    output_dir = publication.folder
     for page in pages:
-        loc, listed = select_page(page, scope, options, rules, report, heads)
+        if page.output is not None:
+            handed.add(os.fspath(page.output))
+        loc, listed = select_page(page, scope, options, rules, report, heads, output_dir, broken_canonicals)
         if loc is None:
             continue
         scoped[page.loc] = loc
@@ -70,11 +77,23 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
             # writer encodes it again, cheaply), which saves a copy per page.
             kept[loc] = page
 
+    report.excluded.extend(_pages_not_handed(output_dir, handed, scope, options))
+    if broken_canonicals:
+        report.notices.append(broken_canonicals_notice(broken_canonicals))
     _resolve_dates(kept, left_out, scoped, options, scope, report, heads, page_dates)
     _resolve_alternates(kept, options, report, heads)
 
     return write_sitemaps(
         lambda result: encode_pages([kept[loc] for loc in sorted(kept)], options, result), publication, report
+    )
+
+
+def broken_canonicals_notice(broken_canonicals: list[str]) -> Notice:
+    """One notice for the pages (``loc -> target``, in page order) whose canonical
+    link names a page the site does not have."""
+    shown = ", ".join(broken_canonicals[:3]) + (f" and {len(broken_canonicals) - 3} more" if len(broken_canonicals) > 3 else "")
+    return Notice(
+        "canonical", f"listed {len(broken_canonicals)} page(s) whose canonical link names a page the site does not have: {shown}"
     )
 
 
@@ -90,12 +109,14 @@ def start(options: Options, publication: publish.Publication) -> tuple[Report, S
 
 def select_page(
     page: Page, scope: Scope, options: Options, rules: RobotsRules | None, report: Report,
-    heads: dict[str, HeadFacts],
+    heads: dict[str, HeadFacts], output_dir: Path | None, broken_canonicals: list[str],
 ) -> tuple[str | None, bool]:
     """A page's sitemap loc and whether it may be listed; what leaves it out goes
-    into ``report``, what its head declares (dates, alternates) into ``heads``.
-    The loc is None for a page that is out of scope or whose URL cannot be
-    written (it dates nothing). Duplicates are the caller's to find."""
+    into ``report``, what its head declares (dates, alternates) into ``heads``,
+    a canonical link naming a page ``output_dir`` does not have into
+    ``broken_canonicals``. The loc is None for a page that is out of scope or
+    whose URL cannot be written (it dates nothing). Duplicates are the caller's
+    to find."""
     try:
         loc = scope.loc(page.loc)
     except OutOfScope as out:
@@ -105,7 +126,12 @@ def select_page(
         report.excluded.append(Excluded(repr(page.loc), "invalid URL"))
         report.notices.append(Notice("url", f"left out a page whose URL cannot be written: {error}"))
         return None, False
-    reason = "metadata" if not page.listed else _exclusion(page, loc, scope, options, rules, heads)
+    if page.exclude_reason is not None:
+        reason = page.exclude_reason
+    elif not page.listed:
+        reason = "metadata"
+    else:
+        reason = _exclusion(page, loc, scope, options, rules, heads, output_dir, broken_canonicals)
     if reason is None:
         return loc, True
     if isinstance(reason, tuple):
@@ -134,13 +160,64 @@ def write_sitemaps(
     return publish.finish(publication, files, result, report)
 
 
+def _html_files(folder: str, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """``(path, relative name)`` of every HTML file below ``folder`` that a host
+    serves: regular files and symlinks to them (as the command line finds pages),
+    never a FIFO or a dangling link; hidden folders (``.git``, ``.doctrees``) and
+    linked folders are passed over."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from _html_files(entry.path, prefix + entry.name + "/")
+        elif entry.name.endswith(HTML_SUFFIXES) and entry.is_file():
+            yield entry.path, prefix + entry.name
+
+
+def _pages_not_handed(output_dir: Path, handed: set[str], scope: Scope, options: Options) -> list[Excluded]:
+    """The HTML files in the output folder that no page stands for, each with why
+    it is not listed: the adapter's tool did not build it as a page (another
+    plugin's redirect stub, a theme file copied as it is). No page the site
+    serves leaves the sitemap without a reason in the report."""
+    found = [(path, name) for path, name in _html_files(os.fspath(output_dir)) if path not in handed]
+    if not found:
+        return []
+    absolute = {os.path.abspath(path) for path in handed}
+    excluded = []
+    for path, name in found:
+        if os.path.abspath(path) in absolute:
+            continue
+        try:
+            loc = scope.loc(encode_path(path_of_file(name)))
+        except (OutOfScope, UrlError):
+            loc = name
+        reason = None
+        try:
+            # What the page's head says, as for any page: a more telling reason.
+            reason, _ = check_built_page(
+                Path(path), loc,
+                noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
+            )
+        except OSError:
+            pass
+        if reason is None:
+            reason = "error page" if name.rsplit("/", 1)[-1] in ERROR_PAGES else "not a page"
+        excluded.append(Excluded(loc, reason))
+    return excluded
+
+
 def _path(value) -> Path:
     # Adapters mostly hand Path objects already; wrapping again is not free.
     return value if isinstance(value, Path) else Path(value)
 
 
 def _exclusion(
-    page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None, heads: dict[str, HeadFacts]
+    page: Page, loc: str, scope: Scope, options: Options, rules: RobotsRules | None, heads: dict[str, HeadFacts],
+    output_dir: Path | None = None, broken: list[str] | None = None,
 ) -> str | tuple[str, str] | None:
     """Why ``page`` must stay out of the sitemap (a reason, or a reason and where
     the page points), or None. The cheap checks first: globs, then robots.txt
@@ -160,6 +237,7 @@ def _exclusion(
                 page.output, loc,
                 noindex=options.check_noindex, canonical=options.check_canonical, redirects=options.check_redirects,
                 dates=options.lastmod != "none", alternates=True,
+                same_page=lambda target: _other_builder_form(page.output, loc, target),
             )
         except FileNotFoundError:
             return None  # not written (yet): nothing in it can ask to be left out
@@ -175,9 +253,57 @@ def _exclusion(
         # A canonical target that is a page of the site is listed under its own
         # entry; the report says where the left-out page points.
         if reason == "canonical" and target:
+            if output_dir is not None and _serves(output_dir, scope, target) is False:
+                # A canonical naming a page the site does not have is broken
+                # (Zensical writes ".../what" for ".../what%3F/"): crawlers pass
+                # over it, so the page stays listed, and the user is told.
+                if broken is not None:
+                    broken.append(f"{loc} -> {target}")
+                return None
             return ("canonical", target)
         return reason
     return None
+
+
+def _serves(output_dir: Path, scope: Scope, url: str) -> bool | None:
+    """Whether the output folder holds a file a static host serves at ``url``
+    (itself, its ``index.html``, or ``<url>.html``), or the page in the other URL
+    form (``guide/install.html`` for ``guide/install/``: the page a canonical
+    written for the other form means); None for a URL outside the base folder,
+    whose pages this build does not know."""
+    key = comparable_url(url)
+    prefix = comparable_url(scope.prefix)
+    if not key.startswith(prefix):
+        return None
+    below = unquote(key[len(prefix):].split("?", 1)[0].split("#", 1)[0])
+    if below in ("", "/") or below.endswith("/"):
+        candidates = [below + "index.html", below + "index.htm"] + ([below[:-1] + ".html"] if below.strip("/") else [])
+    else:
+        candidates = [below, below + ".html", below + "/index.html"]
+    return any((output_dir / name).is_file() for name in candidates)
+
+
+def _other_builder_form(output: Path | str, loc: str, target: str) -> bool:
+    """Whether ``target`` is the page at ``loc`` written in the other URL form of
+    generators that build either (``guide/install/`` and ``guide/install.html``),
+    and the site has no file at ``target``: then the generator named the page
+    itself (Sphinx 7.4 and 8.0 ``dirhtml`` write ``.../install.html`` as the
+    canonical of ``.../install/``). Where both files exist they are two pages.
+    """
+    page_path, _, page_query = comparable_url(loc).partition("?")
+    target_path, _, target_query = comparable_url(target).partition("?")
+    if page_query != target_query:
+        return False
+    page_path, target_path = file_spelling(page_path), file_spelling(target_path)
+    output = _path(output)
+    if page_path.endswith("/") and target_path == page_path[:-1] + ".html":
+        # The page is .../install/index.html; the other form's file is .../install.html.
+        other_file = output.parent.with_name(output.parent.name + ".html")
+    elif page_path.endswith(".html") and target_path == page_path[: -len(".html")] + "/":
+        other_file = output.with_suffix("") / "index.html"
+    else:
+        return False
+    return not other_file.exists()
 
 
 def _resolve_dates(
@@ -277,9 +403,12 @@ def _resolve_dates(
             raise UrlError(f"lastmod of {where}: {error}") from None
         if instant is not None and listings:
             resolved[loc] = (instant, value)
-    # Listing pages (tags, categories, indexes) changed when their newest member did.
+    # Listing pages (tags, categories, indexes) changed when their newest member did,
+    # or when their own source did (a blog index's Markdown), if that is newer.
     for loc, members in listings.items():
         member_dates = list(filter(None, map(resolved.get, members)))
+        if member_dates and loc in resolved:
+            member_dates.append(resolved[loc])
         if member_dates:
             kept[loc] = _with_lastmod(kept[loc], max(member_dates, key=operator.itemgetter(0))[1])
     report.undated_generated = sorted(loc for loc in generated if loc in kept and kept[loc].lastmod is None)

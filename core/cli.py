@@ -20,7 +20,6 @@ from .errors import ConfigError, SitemapkitError
 from .model import Options, Page
 
 
-
 def _flag(option: str) -> str:
     return "--" + option.replace("_", "-")
 
@@ -68,13 +67,16 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
 
 
 def find_pages(site_dir: Path) -> Iterator[Page]:
-    """The HTML pages of a built folder (see :func:`~sitemapkit.scan.walk_pages`):
-    ``index.html`` stands for its folder URL."""
-    from .scan import page_url, walk_pages
+    """The HTML pages of a built folder (see :func:`~sitemapkit.scan.walk_pages`
+    and :func:`~sitemapkit.scan.folder_page`): ``index.html`` stands for its
+    folder URL; file names are names, not URLs (``c#sharp.html`` is served at
+    ``c%23sharp.html``); error pages are handed over unlisted, so the report says
+    why they are left out."""
+    from .scan import folder_page, walk_pages
 
     for relative in walk_pages(site_dir):
         path = Path(site_dir, relative)
-        yield Page(page_url(relative), source=path, output=path)
+        yield folder_page(relative, path)
 
 
 # Each command imports what only it needs, so `generate` on a huge list starts
@@ -97,13 +99,12 @@ def cmd_build(args: argparse.Namespace) -> int:
         site_dir = Path(args.site_dir)
     if not site_dir.is_dir():
         raise SitemapkitError(f"{str(args.site_dir or site_dir)!r} is not a folder" + (" (build the site first)" if args.config else ""))
-    left_out = []
     if args.config or args.source:
         from .build import build_site
 
         pages = find_pages(site_dir)
         if args.config:
-            pages, left_out = project_pages(config, pages, site_dir)
+            pages = project_pages(config, pages, site_dir)
         else:
             from .sources import with_mirrored_sources
 
@@ -119,19 +120,27 @@ def cmd_build(args: argparse.Namespace) -> int:
             # The built files' times are the build's; the sources' history is not.
             page_dates = f"name the sources with --source DIR to date pages by their git history, {page_dates}"
     if args.config or args.source:
-        report = build_site(sorted(pages, key=lambda p: p.loc), options, site_dir, page_dates=page_dates)
+        pages = sorted(pages, key=lambda p: p.loc)
+        report = build_site(pages, options, site_dir, page_dates=page_dates)
     else:
         # The folder's own pages: found, checked and dated on every core.
         from .scan import build_folder
 
         report = build_folder(site_dir, options, page_dates=page_dates)
-    report.excluded.extend(left_out)
     if args.config and report.urls:
         from .mkdocsconfig import GENERATOR_SITEMAPS
 
+        written = list(report.files)
+        companion = options.xml_companion()
+        if companion is not None:
+            # MkDocs-shaped sites (Material, Zensical) read sitemap.xml in the
+            # browser: instant navigation and the version selector. A text sitemap
+            # leaves them a current sitemap.xml urlset, never the generator's.
+            written += build_site(pages, companion, site_dir).files
+            print("sitemapkit: also wrote sitemap.xml, which Material's and Zensical's instant navigation read")
         # Under another name than the generator's own, ours would leave its
         # sitemap.xml (and .gz) published, stale from this build on.
-        publish.remove_files(site_dir, [name for name in GENERATOR_SITEMAPS if name not in report.files])
+        publish.remove_files(site_dir, [name for name in GENERATOR_SITEMAPS if name not in written])
     for notice in report.notices:
         print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
     print(report.details().rstrip("\n") if options.verbose else report.summary())
@@ -185,7 +194,7 @@ def parser() -> argparse.ArgumentParser:
 
     build = sub.add_parser("build", help="write sitemaps for a built static site folder",
                            description="Find the HTML pages of SITE_DIR (index.html is its folder's URL, 404.html "
-                           "is left out), date them (front matter, git dates of their sources, the dates their "
+                           "in any folder is left out), date them (front matter, git dates of their sources, the dates their "
                            "heads declare, file times), write sitemaps, index and robots.txt.")
     build.add_argument("site_dir", metavar="SITE_DIR", nargs="?",
                        help="the built site (default with --config: its site_dir)")

@@ -20,8 +20,10 @@ little next to building it (``tests/benchmarks/bench_htmlcheck.py``).
 
 How two URLs are compared (see :func:`sitemapkit.urls.comparable_url`): scheme and host are
 case-insensitive, a default port (80, 443) equals none, percent-escapes are
-compared in one spelling (RFC 3986 section 6.2.2), dot segments are resolved, the
-fragment is ignored, and a path ending in ``/index.html`` (or ``/index.htm``)
+compared in one spelling (RFC 3986 section 6.2.2), and a page's own URL and its
+canonical or refresh target are compared by the file they name, their paths
+decoded (:func:`sitemapkit.urls.same_file_key`: ``a%26b/`` is ``a&b/``), dot segments are
+resolved, the fragment is ignored, and a path ending in ``/index.html`` (or ``/index.htm``)
 equals the same path ending in ``/``, since static hosts serve one file for both
 (Sphinx, for one, names ``.../index.html`` as canonical for a page published as
 ``.../``). ``http`` and ``https``, ``www.`` or not, and ``/page`` against
@@ -39,10 +41,11 @@ import json
 import os
 import re
 import stat
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
-from .urls import comparable_url, resolve_web_reference
+from .urls import comparable_url, encode_path, resolve_web_reference, same_file_key
 
 #: Bytes read from the start of each page at most. A head is a few KiB; a page
 #: whose head runs past this (inline scripts and styles) is checked on what fits.
@@ -153,7 +156,8 @@ _NO_FACTS = HeadFacts()
 
 
 def check_built_page(
-    path: Path, url: str, *, noindex: bool = True, canonical: bool = True, redirects: bool = True
+    path: Path, url: str, *, noindex: bool = True, canonical: bool = True, redirects: bool = True,
+    same_page: Callable[[str], bool] | None = None,
 ) -> tuple[str | None, str | None]:
     """Read only the head of the built HTML file ``path`` published at ``url``.
 
@@ -168,16 +172,21 @@ def check_built_page(
     reported whenever ``canonical`` is on and the page names another URL, also
     when the reason is another one. A switch that is off is not looked at.
 
+    A canonical link names the page itself when it names the same file in
+    another spelling (:func:`sitemapkit.urls.same_file_key`), when it is the page's own file name
+    written unencoded (Sphinx writes ``.../c#sharp.html`` for ``c%23sharp.html``),
+    or when ``same_page`` (given the target as an absolute URL) says so.
+
     ``url`` is the page's absolute URL, percent-encoded or not. Raises
     :class:`OSError` when the file cannot be read.
     """
-    facts = inspect_built_page(path, url, noindex=noindex, canonical=canonical, redirects=redirects)
+    facts = inspect_built_page(path, url, noindex=noindex, canonical=canonical, redirects=redirects, same_page=same_page)
     return facts.reason, facts.canonical_target
 
 
 def inspect_built_page(
     path: Path | str, url: str, *, noindex: bool = True, canonical: bool = True, redirects: bool = True,
-    dates: bool = False, alternates: bool = False,
+    dates: bool = False, alternates: bool = False, same_page: Callable[[str], bool] | None = None,
 ) -> HeadFacts:
     """:func:`check_built_page`, and with ``dates`` and ``alternates`` also the
     page's own last-change dates and hreflang alternates, from the same one read
@@ -208,7 +217,7 @@ def inspect_built_page(
     base = url
     if found.base_href is not None:
         base = _resolve(url, found.base_href) or url
-    page_key = comparable_url(url)
+    page_key = same_file_key(url)
 
     modified: tuple[str, ...] = ()
     if dates:
@@ -222,9 +231,20 @@ def inspect_built_page(
 
     canonical_target = None
     if canonical and found.canonical_hrefs:
-        resolved = (_resolve(base, href) for href in found.canonical_hrefs)
-        targets = {target for target in resolved if target is not None}
-        keys = {comparable_url(target) for target in targets}
+        targets, keys = set(), set()
+        for href in found.canonical_hrefs:
+            target = _resolve(base, href)
+            if target is None:
+                continue
+            key = same_file_key(target)
+            if key != page_key:
+                named = _name_reading(base, href)
+                if named is not None and (same_file_key(named) == page_key or (same_page and same_page(named))):
+                    key = page_key
+                elif same_page is not None and same_page(target):
+                    key = page_key
+            targets.add(target)
+            keys.add(key)
         # Conflicting canonical links cancel out: Google ignores them all then,
         # so the page stays a candidate for indexing.
         if len(keys) == 1 and page_key not in keys:
@@ -236,7 +256,7 @@ def inspect_built_page(
     elif redirects and found.refresh_target is not None:
         target = _resolve(base, found.refresh_target)
         # A refresh to the page itself is a timed reload, not a redirect.
-        if target is not None and comparable_url(target) != page_key:
+        if target is not None and same_file_key(target) != page_key:
             reason = "redirect"
     if reason is None and canonical_target is not None:
         reason = "canonical"
@@ -438,6 +458,22 @@ def _resolve(base: str, href: str) -> str | None:
     """``href`` made absolute against ``base``; None unless it is an http(s) URL
     (a canonical or refresh URL that is not one is a mistake crawlers pass over)."""
     return resolve_web_reference(base, _strip_url(href))
+
+
+_ORIGIN = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
+
+
+def _name_reading(base: str, href: str) -> str | None:
+    """``href`` read as a file name written unencoded, as some generators write
+    their own links (``#``, ``?`` and ``%`` are then characters of the name), or
+    None when that reading is the URL reading."""
+    href = _strip_url(href)
+    if "#" not in href and "?" not in href and "%" not in href:
+        return None
+    origin = _ORIGIN.match(href)
+    if origin is not None:
+        return origin.group() + encode_path(href[origin.end():])
+    return _resolve(base, encode_path(href))
 
 
 def _strip_url(value: str) -> str:

@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 from .errors import ConfigError, SitemapkitError
 from .frontmatter import front_matter_lastmod, front_matter_listed, read_front_matter
-from .model import Excluded, Options, Page
+from .model import Options, Page
 
 __all__ = ["ProjectConfig", "project_pages", "read_project_config"]
 
@@ -190,21 +190,21 @@ def options_for(config: ProjectConfig, base_url: str | None, flags: dict[str, An
 # ---- pages --------------------------------------------------------------------------
 
 
-def project_pages(config: ProjectConfig, built: Iterable[Page], site_dir: Path) -> tuple[list[Page], list[Excluded]]:
+def project_pages(config: ProjectConfig, built: Iterable[Page], site_dir: Path) -> list[Page]:
     """Each built page of ``site_dir`` with its Markdown source, front-matter date and listing.
 
     ``built`` are the pages found in the folder (``output`` set). A page that comes
     from a Markdown file of ``docs_dir`` is dated by that file; a file MkDocs does
     not build (``exclude_docs``, ``draft_docs``: left from ``mkdocs serve`` or an
     older build) or only copies (an HTML file in ``docs_dir``) is left out, with
-    its reason; any other page (a theme's or a plugin's) keeps the other rules.
+    its reason (handed over with ``exclude_reason``, so the report names it once);
+    any other page (a theme's or a plugin's) keeps the other rules.
     """
     if not config.docs_dir.is_dir():
         raise SitemapkitError(f"{config.setting('docs_dir')}: {str(config.docs_dir)!r} is not a folder")
     excluded_spec = GitIgnorePatterns(_DEFAULT_EXCLUDE + config.exclude_docs)
     draft_spec = GitIgnorePatterns(config.draft_docs)
     pages: list[Page] = []
-    left_out: list[Excluded] = []
     for page in built:
         output = Path(page.output)  # type: ignore[arg-type]
         relative = output.relative_to(site_dir).as_posix()
@@ -212,16 +212,16 @@ def project_pages(config: ProjectConfig, built: Iterable[Page], site_dir: Path) 
         source = _markdown_source(config.docs_dir, relative, config.use_directory_urls)
         if source is None:
             if (config.docs_dir / relative).is_file():
-                left_out.append(Excluded(loc, "copied from docs_dir"))
+                pages.append(dataclasses.replace(page, loc=loc, exclude_reason="copied from docs_dir"))
             else:
                 pages.append(dataclasses.replace(page, loc=loc))
             continue
         source_uri = source.relative_to(config.docs_dir).as_posix()
         if excluded_spec.match(source_uri):
-            left_out.append(Excluded(loc, "exclude_docs"))
+            pages.append(dataclasses.replace(page, loc=loc, exclude_reason="exclude_docs"))
             continue
         if draft_spec.match(source_uri):
-            left_out.append(Excluded(loc, "draft_docs"))
+            pages.append(dataclasses.replace(page, loc=loc, exclude_reason="draft_docs"))
             continue
         meta = read_front_matter(source)
         pages.append(Page(
@@ -230,8 +230,10 @@ def project_pages(config: ProjectConfig, built: Iterable[Page], site_dir: Path) 
             source=source,
             output=output,
             listed=front_matter_listed(meta),
+            # A 404.md is MkDocs' error page: still never listed.
+            exclude_reason=page.exclude_reason,
         ))
-    return pages, left_out
+    return pages
 
 
 def _page_url(relative: str, use_directory_urls: bool) -> str:

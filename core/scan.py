@@ -37,18 +37,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import publish
-from .build import _head_date, build_site, select_page, start, write_sitemaps
+from .build import _head_date, broken_canonicals_notice, build_site, select_page, start, write_sitemaps
 from .encoder import EncodeResult, ShardPlanner, _Formatter, encode_entries
 from .errors import SitemapkitError
 from .htmlcheck import HeadFacts
 from .lastmod import _EXAMPLES, _GitRefused, _find_repo, file_times_notice, one_batch, trusted_file_time
-from .model import Excluded, Notice, Options, Page, Report
+from .model import ERROR_PAGES, Excluded, Notice, Options, Page, Report
 from .robotsrules import RobotsRules
-from .urls import Scope
+from .urls import HTML_SUFFIXES, Scope, path_of_file
 
-# Pages a static site writes that are never content to index.
-NOT_PAGES = {"404.html"}
-PAGE_SUFFIXES = (".html", ".htm")
 
 # Pages per hand-off to a worker: enough that the hand-off costs nothing next to
 # reading the pages, few enough that every core starts early and memory stays flat.
@@ -93,7 +90,7 @@ def _walk(folder: str, prefix: str, repositories: list[str] | None) -> Iterator[
         if is_folder:
             if not name.startswith("."):
                 folders.append(entry)
-        elif name.endswith(PAGE_SUFFIXES) and (prefix or name not in NOT_PAGES):
+        elif name.endswith(HTML_SUFFIXES):
             try:
                 if entry.is_file():
                     files.append(name)
@@ -112,19 +109,19 @@ def _walk(folder: str, prefix: str, repositories: list[str] | None) -> Iterator[
         yield from _walk(entry.path, prefix + entry.name + "/", repositories)
 
 
-def page_url(relative: str) -> str:
-    """The URL (below the base) a page file is served at: ``index.html`` stands
-    for its folder."""
-    if relative == "index.html" or relative.endswith("/index.html"):
-        return relative[: -len("index.html")]
-    return relative
+def folder_page(relative: str, path: Path | str, **fields) -> Page:
+    """The page a built folder's file ``relative`` (``/``-separated) is: served
+    at its name (``index.html`` at its folder's); an error page is handed over
+    unlisted, so the report says why it is left out."""
+    reason = "error page" if relative.rpartition("/")[2] in ERROR_PAGES else None
+    return Page.from_path(path_of_file(relative), source=path, output=path, exclude_reason=reason, **fields)
 
 
 class _Found:
     """Pages checked: a chunk's in a worker, then the whole site's here."""
 
     __slots__ = ("listed", "excluded", "notices", "plausible", "common", "plausible_names", "too_old_names",
-                 "too_old_count", "alternates")
+                 "too_old_count", "alternates", "broken")
 
     def __init__(self) -> None:
         #: One per page that may be listed: its sitemap loc, NUL, its walk
@@ -144,6 +141,9 @@ class _Found:
         self.too_old_count = 0
         #: Whether a page's head declares hreflang alternates.
         self.alternates = False
+        #: Canonical links naming a page the site does not have, each with the
+        #: loc its page was given.
+        self.broken: list[tuple[str, str]] = []
 
     def dated(self, name: str, stamp: float, plausible: bool) -> None:
         """A listed page ``name`` has the file time ``stamp``."""
@@ -173,6 +173,7 @@ class _Found:
         self.too_old_names += chunk.too_old_names
         self.too_old_count += chunk.too_old_count
         self.alternates = self.alternates or chunk.alternates
+        self.broken += chunk.broken
         self.trim()
 
 
@@ -185,7 +186,7 @@ def _start_worker(options: Options, site_dir: str, rules: RobotsRules | None) ->
     # Path() spelling of the folder, as find_pages' paths start (notices name them).
     base = str(Path(site_dir))
     _worker.update(
-        options=options, scope=scope, rules=rules, base="" if base == "." else base + os.sep,
+        options=options, scope=scope, rules=rules, base="" if base == "." else base + os.sep, site=site_dir,
         planner=ShardPlanner(options), dated=options.lastmod != "none",
     )
 
@@ -204,6 +205,8 @@ def _check_chunk(names: list[str], first: int) -> _Found:
     formatter = _Formatter(options, scope, result)
     found = _Found()
     heads: dict[str, HeadFacts] = {}
+    broken: list[str] = []
+    output_dir = Path(_worker["site"])
     for position, name in enumerate(names, first):
         path = base + name
         # The file time first, so that one Page serves the checks and the entry
@@ -217,11 +220,13 @@ def _check_chunk(names: list[str], first: int) -> _Found:
             else:
                 if trusted_file_time(stamp):
                     lastmod = dt.datetime.fromtimestamp(int(stamp), _UTC)
-        page = Page(page_url(name), lastmod=lastmod, source=path, output=path)
-        noticed = len(report.notices)
-        loc, may_list = select_page(page, scope, options, rules, report, heads)
+        page = folder_page(name, path, lastmod=lastmod)
+        noticed, broke = len(report.notices), len(broken)
+        loc, may_list = select_page(page, scope, options, rules, report, heads, output_dir, broken)
         if len(report.notices) > noticed:
             found.notices += [(page.loc, notice) for notice in report.notices[noticed:]]
+        if len(broken) > broke:
+            found.broken += [(page.loc, text) for text in broken[broke:]]
         facts = heads.pop(loc, None) if heads else None
         if facts is not None and facts.alternates:
             # Checked across pages (every version must name the same group):
@@ -378,9 +383,13 @@ def _build_folder(
         del listed[:]
         return None
     report.excluded += found.excluded
-    # Notices in page order, as build_site gives them.
+    # Notices in page order, as build_site gives them. (Every HTML file the host
+    # serves was walked and handed over: none is left to report as not a page.)
     found.notices.sort(key=lambda pair: pair[0])
     report.notices += [notice for _, notice in found.notices]
+    if found.broken:
+        found.broken.sort(key=lambda pair: pair[0])
+        report.notices.append(broken_canonicals_notice([text for _, text in found.broken]))
     flat = one_batch(found.plausible)
     if flat or found.too_old_count:
         below = len(found.common) + 1 if found.common else 0

@@ -195,6 +195,69 @@ def encode_url(url: str, *, resolve_dots: bool = True) -> str:
     return encoded
 
 
+# RFC 3986 section 3.3: a path segment holds unreserved characters, sub-delims,
+# ":" and "@" as they are; "/" separates segments. Everything else in a file or
+# document name, "%" included, is data to percent-encode: "c#sharp.html" is
+# "c%23sharp.html", "lit%20eral.html" is "lit%2520eral.html".
+_PATH_SEGMENT_SAFE = "/!$&'()*+,;=:@~"
+
+
+def encode_path(path: str) -> str:
+    """A file or document name (``/``-separated, relative to the site root) as the
+    URL path that names it.
+
+    Unlike a URL an adapter is handed (which keeps its valid ``%XX``), a name is
+    text: every character a path segment may not hold is percent-encoded as UTF-8,
+    ``%`` included. A name that is not valid Unicode (a file name's undecodable
+    bytes, as ``os.fsdecode`` keeps them) is encoded as the bytes the file has.
+    A ":" in the first segment would read as a scheme ("a:b.html"), so it is
+    encoded there.
+    """
+    encoded = quote(path, safe=_PATH_SEGMENT_SAFE, errors="surrogateescape")
+    first, slash, rest = encoded.partition("/")
+    if ":" in first:
+        encoded = first.replace(":", "%3A") + slash + rest
+    return encoded
+
+
+HTML_SUFFIXES = (".html", ".htm")
+INDEX_FILE = "index.html"
+
+
+def path_of_file(relative: str) -> str:
+    """The URL path (a name, still to encode) a static host serves ``relative``
+    at: ``guide/index.html`` is its folder, ``guide/``."""
+    if relative == INDEX_FILE:
+        return ""
+    if relative.endswith("/" + INDEX_FILE):
+        return relative[: -len(INDEX_FILE)]
+    return relative
+
+
+def file_spelling(url: str) -> str:
+    """``url`` with its path percent-decoded, except ``%2F`` (a ``/`` inside a name).
+
+    A static host maps the decoded path to a file, so two URLs whose paths decode
+    the same (``a%26b/`` and ``a&b/``, ``%C3%BC`` and ``ü``) name the same file:
+    generators spell the same page differently (MkDocs writes its canonical links
+    with ``quote``, its page URLs with fewer escapes). Meant for URLs already in
+    one comparable spelling (scheme, host, port, dot segments): it compares paths.
+    """
+    if "%" not in url:
+        return url
+    scheme_end = url.find("//")
+    path_start = url.find("/", scheme_end + 2) if scheme_end >= 0 else 0
+    if path_start < 0:
+        return url
+    end = min((i for i in (url.find("?", path_start), url.find("#", path_start)) if i >= 0), default=len(url))
+    path = url[path_start:end]
+    decoded = "/".join(
+        "%2F".join(unquote(piece, errors="surrogateescape") for piece in re.split("%2[Ff]", segment))
+        for segment in path.split("/")
+    )
+    return url[:path_start] + decoded + url[end:]
+
+
 def escape_xml(text: str) -> str:
     """Entity-escape a value for XML text or a double-quoted attribute."""
     return text.translate(_XML_ESCAPES) if ("&" in text or "'" in text or "<" in text or '"' in text or ">" in text) else text
@@ -274,6 +337,13 @@ def comparable_url(url: str) -> str:
         path = path[: path.rindex("/") + 1]
     query = normalise_percent_encoding(parts.query)
     return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def same_file_key(url: str) -> str:
+    """``url`` spelled so that two URLs naming the same file compare equal: one
+    comparable spelling (:func:`comparable_url`), then the path decoded
+    (:func:`file_spelling`): ``.../a%26b/`` is ``.../a&b/``."""
+    return file_spelling(comparable_url(url))
 
 
 def resolve_web_reference(base: str, reference: str) -> str | None:

@@ -154,16 +154,25 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
             return
         # The default inclusion leaves out exclude_docs and drafts, which
         # `mkdocs serve` builds for preview only.
+        shown = _blog_listings(config)
         pages = [
             page
             for files in self.files
-            for file in files.documentation_pages()
-            if (page := _sitemap_page(file)) is not None
+            # Every page, drafts too: `mkdocs serve` writes those for preview, and
+            # the report says why they are not listed.
+            for file in files.documentation_pages(inclusion=_any_inclusion)
+            if (page := _sitemap_page(file, shown)) is not None
         ]
         pages.sort(key=lambda page: page.loc)
         self.files = []
         try:
             report = build_site(pages, self.options, Path(config.site_dir), page_dates=FRONT_MATTER_DATE_ADVICE)
+            companion = self.options.xml_companion()
+            if companion is not None and _reads_sitemap_xml(config):
+                # A text sitemap alone would leave Material's instant navigation
+                # and version selector without the sitemap.xml they fetch.
+                build_site(pages, companion, Path(config.site_dir))
+                log.logger.info("sitemapkit: also wrote sitemap.xml, which Material's instant navigation reads")
         except ConfigError as error:
             raise PluginError(error.for_setting(_setting_name(error.option))) from None
         except SitemapkitError as error:
@@ -178,6 +187,12 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
             log.warning(notice.message)
 
 
+def _reads_sitemap_xml(config: MkDocsConfig) -> bool:
+    """Whether the theme reads sitemap.xml in the browser (Material: instant
+    navigation, and the version selector mike's versions use)."""
+    return config.theme.name == "material"
+
+
 def _setting_name(option: str) -> str:
     """The core's option name as the user wrote it in mkdocs.yml."""
     return "site_url" if option == "base_url" else f"plugins.sitemapkit.{option}"
@@ -188,17 +203,54 @@ def _is_i18n_language_build(config: MkDocsConfig) -> bool:
     return bool(getattr(config.plugins.get("i18n"), "building", False))
 
 
-def _sitemap_page(file: File) -> Page | None:
-    """The core's view of one MkDocs page, or None when it is not to be listed."""
+def _blog_listings(config: MkDocsConfig) -> dict[str, tuple[str, ...]]:
+    """Material's blog plugin: the URLs of the posts each listing page shows (the
+    blog index, archive and category views, and each of their paginated pages),
+    by the listing's URL. A listing changed when the newest post it shows did.
+
+    Read from the plugin's views by duck typing: Material is not a dependency.
+    """
+    shown: dict[str, tuple[str, ...]] = {}
+    for plugin in config.plugins.values():
+        blog = getattr(plugin, "blog", None)
+        if blog is None or not hasattr(blog, "posts") or not hasattr(blog, "views"):
+            continue
+        todo = [blog]
+        while todo:
+            view = todo.pop()
+            todo.extend(view.views)
+            posts = list(view.posts)
+            pages = list(view.pages) or [view]
+            per_page = _blog_posts_per_page(plugin, view) if len(pages) > 1 else len(posts)
+            for at, listing in enumerate(pages):
+                if getattr(listing, "url", None) is not None:
+                    shown[listing.url] = tuple(post.url for post in posts[at * per_page:(at + 1) * per_page])
+    return shown
+
+
+def _blog_posts_per_page(plugin: Any, view: Any) -> int:
+    per_page = getattr(plugin, "_config_pagination_per_page", None)
+    if callable(per_page):
+        return int(per_page(view))
+    return int(plugin.config.pagination_per_page)
+
+
+def _sitemap_page(file: File, shown: dict[str, tuple[str, ...]] | None = None) -> Page | None:
+    """The core's view of one MkDocs page, or None when the build wrote no page."""
     page = file.page
     # The stat catches pages whose output was empty: MkDocs skips writing those.
-    if page is None or is_error_template(page.url) or not os.path.isfile(file.abs_dest_path):
+    if page is None or not os.path.isfile(file.abs_dest_path):
         return None
+    if not file.inclusion.is_included():
+        # exclude_docs or draft_docs, written by `mkdocs serve` only.
+        reason = "draft_docs" if file.inclusion.is_in_serve() else "exclude_docs"
+        return Page(page.url, output=Path(file.abs_dest_path), exclude_reason=reason)
+    if is_error_template(page.url):
+        # Handed over unlisted, so the report says why it is left out.
+        return Page(page.url, output=Path(file.abs_dest_path), exclude_reason="error page")
     # A --dirty build (also `mkdocs serve --dirty`) skips unchanged pages without
     # reading them, yet they stay in the site, so their front matter is read here.
     meta = page.meta if page.markdown is not None else _front_matter(file)
-    if not front_matter_listed(meta):
-        return None
     # mkdocs-static-i18n marks each file with the language of its text (locale),
     # that of the build it is in (locale_alternate_of) and its source path without
     # the language (norm_src_uri). Other sites have none of these.
@@ -208,11 +260,30 @@ def _sitemap_page(file: File) -> Page | None:
         # page.url is percent-encoded already; the core keeps valid %XX as they are.
         page.url,
         lastmod=front_matter_lastmod(meta),
-        source=Path(file.abs_src_path) if file.abs_src_path else None,
+        source=_source(file),
         output=Path(file.abs_dest_path),
         hreflang=language if translated else None,
         translation_key=file.norm_src_uri if translated else None,
+        members=(shown or {}).get(page.url, ()),
+        # `sitemap: false` pages are handed over unlisted: reported, and their
+        # dates still count for the listings that show them.
+        listed=front_matter_listed(meta),
     )
+
+
+def _any_inclusion(level: Any) -> bool:
+    return True
+
+
+def _source(file: File) -> Path | None:
+    """The page's source file, when it is one the user wrote. Plugins that make
+    pages (Material's blog archives and categories) write theirs to a temporary
+    folder at build time, whose time says nothing about the page; they mark the
+    file ``generated_by`` (the convention git-revision-date-localized started,
+    which MkDocs 1.6's File.generated follows)."""
+    if not file.abs_src_path or getattr(file, "generated_by", None):
+        return None
+    return Path(file.abs_src_path)
 
 
 def _front_matter(file: File) -> dict[str, Any]:

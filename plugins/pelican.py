@@ -73,7 +73,7 @@ from urllib.parse import urlsplit
 from pelican import signals
 
 import sitemapkit
-from sitemapkit import ConfigError, Options, Page, SitemapkitError
+from sitemapkit import ERROR_PAGES, ConfigError, Options, Page, SitemapkitError, encode_path
 
 # After the pelican import: pelican.log makes every logger created from then on one
 # that honours --fatal and LOG_FILTER.
@@ -137,7 +137,8 @@ class _Run:
         for name in settings.get("DIRECT_TEMPLATES", ()):
             save_as = settings.get(f"{name.upper()}_SAVE_AS", f"{name}.html")
             if save_as:
-                url = settings.get(f"{name.upper()}_URL") or _folder_url(save_as)
+                # A *_URL setting is a URL; without one, the file's path is a name.
+                url = settings.get(f"{name.upper()}_URL") or encode_path(_folder_url(save_as))
                 self.direct_templates[save_as] = (_DIRECT_TEMPLATE_KINDS.get(name, "other"), url)
         # output file -> template source, for TEMPLATE_PAGES
         self.template_pages = {dest: source for source, dest in (settings.get("TEMPLATE_PAGES") or {}).items()}
@@ -327,7 +328,11 @@ def _pages(run: _Run) -> list[Page]:
 def _content_page(run: _Run, path: str, output_file: str, kind: str, content) -> Page | None:
     """An article or page (or a translation of one)."""
     if not run.kinds[kind] or content.status != "published":
-        return None
+        # Written, never listed (drafts, hidden content, a kind switched off):
+        # handed over so the report says why.
+        reason = "pelican_kinds" if not run.kinds[kind] else content.status
+        # content.url, not content_url(): drafts follow DRAFT_URL, not ARTICLE_URL.
+        return Page(content.url, output=path, exclude_reason=reason)
     translation_key, hreflang = None, None
     translations = getattr(content, "translations", None)
     if translations:
@@ -376,15 +381,16 @@ def _listing_page(run: _Run, path: str, output_file: str, listing: tuple[Any, ..
         elif base_save_as in run.direct_templates:
             kind, url = run.direct_templates[base_save_as]
         elif output_file in run.template_pages:
-            kind, url = "template_pages", _folder_url(output_file)
+            kind, url = "template_pages", encode_path(_folder_url(output_file))
             source = Path(run.settings["PATH"], run.template_pages[output_file])
         else:
-            kind, url = "other", _folder_url(output_file)
-    if not run.kinds[kind]:
-        return None
+            kind, url = "other", encode_path(_folder_url(output_file))
     # These may be any file a template renders (robots.txt, a JSON search index).
     if kind in ("template_pages", "other") and not output_file.endswith((".html", ".htm")):
         return None
+    if not run.kinds[kind]:
+        reason = "error page" if output_file.rsplit("/", 1)[-1] in ERROR_PAGES else "pelican_kinds"
+        return Page(url, output=path, exclude_reason=reason)
     if paged:
         url = output_file if run.pager_url_is_file else pager.url
     if kind in ("template_pages", "other"):
@@ -415,7 +421,7 @@ def _period_url(period_archives: dict[str, Any] | None, save_as: str) -> str:
         for period in periods:
             if period.get("save_as") == save_as:
                 return period["url"]
-    return _folder_url(save_as)
+    return encode_path(_folder_url(save_as))
 
 
 def _same_formatting(url: Any, save_as: Any) -> bool:

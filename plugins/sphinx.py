@@ -136,6 +136,22 @@ def _listed(env: BuildEnvironment, docname: str) -> bool:
     return not (isinstance(flag, str) and flag.strip().lower() in _OFF)
 
 
+def _page_path(builder: StandaloneHTMLBuilder, pagename: str) -> str:
+    """The URL path of a page (a name, not a URL: ``c#sharp`` is a document name).
+
+    ``html`` links to ``<name><html_link_suffix>`` (its get_target_uri quotes the
+    name); ``dirhtml``'s get_target_uri gives the folder, the name unquoted.
+    Both become URLs through Page.from_path, the same way.
+    """
+    if builder.name == "dirhtml":
+        return builder.get_target_uri(pagename)
+    return pagename + builder.link_suffix
+
+
+def _page(builder: StandaloneHTMLBuilder, pagename: str, **fields) -> sitemapkit.Page:
+    return sitemapkit.Page.from_path(_page_path(builder, pagename), output=builder.get_outfilename(pagename), **fields)
+
+
 def _pages(app: Sphinx) -> dict[str, sitemapkit.Page]:
     """Every HTML page the build writes for the project, by page name."""
     builder: StandaloneHTMLBuilder = app.builder
@@ -143,39 +159,115 @@ def _pages(app: Sphinx) -> dict[str, sitemapkit.Page]:
     # Every document of the project, not only those written in this run, so that
     # incremental builds still list them all.
     docnames = sorted(env.found_docs)
-    uri = {name: builder.get_target_uri(name) for name in docnames}
     # Files a document includes (include, literalinclude, images, autodoc's
     # modules...), as Sphinx records them for its own rebuilds: relative to the
     # source folder.
     srcdir = Path(app.srcdir)
     dependencies = env.dependencies
-    # ``:sitemap: false`` pages are handed over unlisted: the report counts them,
-    # and their dates still count for the indices that show them.
     pages = {
-        name: sitemapkit.Page(
-            uri[name],
+        # ``:sitemap: false`` pages are handed over unlisted: the report counts them,
+        # and their dates still count for the indices that show them.
+        name: _page(
+            builder, name,
             source=env.doc2path(name),
-            output=builder.get_outfilename(name),
             listed=_listed(env, name),
             includes=tuple(sorted(srcdir / dep for dep in dependencies[name])) if dependencies.get(name) else (),
         )
         for name in docnames
     }
+    uri = {name: page.loc for name, page in pages.items()}
     if builder.use_index:
         indexed = env.get_domain("index").entries
-        pages["genindex"] = _listing_page(builder, "genindex", [uri[n] for n in docnames if indexed.get(n)])
-    for index_name, _cls, content, _collapse in builder.domain_indices:
+        pages["genindex"] = _page(builder, "genindex", members=tuple(uri[n] for n in docnames if indexed.get(n)))
+    for index_name, _cls, content, _collapse in _domain_indices(builder):
         listed = {entry.docname for _letter, entries in content for entry in entries}
-        pages[index_name] = _listing_page(builder, index_name, [uri[n] for n in docnames if n in listed])
+        pages[index_name] = _page(builder, index_name, members=tuple(uri[n] for n in docnames if n in listed))
     for name in sorted(app.config.html_additional_pages):
-        if name != "search":
-            pages.setdefault(name, _listing_page(builder, name, []))
+        pages.setdefault(name, _page(builder, name))
+    # Pages extensions add through html-collect-pages (viewcode's _modules/...):
+    # listed like any other, subject to the same checks and exclude globs.
+    for name in sorted(_collected_pages(app)):
+        pages.setdefault(name, _page(builder, name))
+    if builder.search:
+        # The search page is never content to index; handed over so the report says why.
+        pages["search"] = _page(builder, "search", exclude_reason="search page")
     return pages
 
 
-def _listing_page(builder: StandaloneHTMLBuilder, name: str, members: list[str]) -> sitemapkit.Page:
-    output = Path(builder.get_outfilename(name))
-    return sitemapkit.Page(builder.get_target_uri(name), output=output, members=tuple(members))
+def _domain_indices(builder: StandaloneHTMLBuilder) -> list:
+    """The domain indices (py-modindex...) the build writes.
+
+    Sphinx fills ``builder.domain_indices`` when it prepares writing; before 8.1 a
+    build with nothing to write skips that, yet the indices stay in the site.
+    Then they are found as Sphinx finds them.
+    """
+    if builder.domain_indices or not builder.config.html_domain_indices:
+        return builder.domain_indices
+    wanted = builder.config.html_domain_indices
+    names = None if isinstance(wanted, bool) else frozenset(wanted)
+    found = []
+    for domain_name in sorted(builder.env.domains):
+        domain = builder.env.domains[domain_name]
+        for index_cls in domain.indices:
+            index_name = f"{domain.name}-{index_cls.name}"
+            if names is not None and index_name not in names:
+                continue
+            content, collapse = index_cls(domain).generate()
+            if content:
+                found.append((index_name, index_cls, content, collapse))
+    return found
+
+
+# Pages rendered from no document (html-collect-pages), recorded as Sphinx renders
+# them. An incremental build renders only what changed (viewcode skips modules
+# whose page is newer than their source), so the record is kept in the build's
+# doctree folder, Sphinx's own cache, for the next build.
+_COLLECTED_RECORD = "sitemapkit-collected-pages.json"
+# Rendered from no document, yet no page of their own to list: indices and
+# additional pages are found above; search never is listed.
+_NOT_COLLECTED = frozenset({"genindex", "search", "opensearch"})
+# Where this build's rendered pages are kept until build-finished: on the app.
+_RENDERED = "_sitemapkit_rendered_pages"
+
+
+def record_rendered_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    if doctree is not None or app.builder.name not in BUILDERS or pagename in _NOT_COLLECTED:
+        return
+    if pagename in app.env.found_docs or pagename in app.config.html_additional_pages:
+        return
+    if pagename.startswith("genindex-") or pagename in {name for name, *_ in app.builder.domain_indices}:
+        return
+    if not hasattr(app, _RENDERED):
+        setattr(app, _RENDERED, set())
+    getattr(app, _RENDERED).add(pagename)
+
+
+def _collected_pages(app: Sphinx) -> set[str]:
+    """Pages extensions added, this build or an earlier one into the same output,
+    whose file is still there."""
+    import json
+
+    record = Path(app.doctreedir) / _COLLECTED_RECORD
+    try:
+        saved = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        saved = {}
+    if not isinstance(saved, dict):
+        saved = {}
+    earlier = saved.get(str(app.outdir))
+    rendered = getattr(app, _RENDERED, set())
+    names = {
+        name for name in (set(earlier) if isinstance(earlier, list) else set()) | rendered
+        if isinstance(name, str) and Path(app.builder.get_outfilename(name)).is_file()
+    }
+    setattr(app, _RENDERED, set())
+    saved[str(app.outdir)] = sorted(names)
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps(saved, sort_keys=True), encoding="utf-8")
+    except OSError:
+        pass  # the next incremental build relists them once rendered again
+    return names
 
 
 def _with_alternates(pages: dict[str, sitemapkit.Page], own: str, bases: dict[str, str]) -> list[sitemapkit.Page]:
@@ -255,6 +347,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
         app.add_config_value(f"sitemapkit_{name}", default, "", types=types)
     app.add_config_value("sitemapkit_languages", [], "", types=frozenset({list, tuple}))
     app.connect("builder-inited", check_config)
+    app.connect("html-page-context", record_rendered_page)
     app.connect("build-finished", write_sitemap)
     return {
         "version": sitemapkit.__version__,

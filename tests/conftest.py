@@ -185,3 +185,45 @@ def schemas_dir() -> Path:
     if not SCHEMAS.exists():
         pytest.skip(SCHEMAS_MISSING)
     return SCHEMAS
+
+
+def report_exclusions(report_text: str) -> dict[str, str]:
+    """loc -> reason, from a build report (``verbose`` output or ``report_file``)."""
+    import re
+
+    found = {}
+    for line in report_text.splitlines():
+        match = re.match(r"excluded \(([^)]+)\): (\S+)", line)
+        if match:
+            found[match.group(2)] = match.group(1)
+    return found
+
+
+def assert_every_page_accounted(site: Path, base_url: str, report_text: str, entry: str = "sitemap.xml") -> dict[str, str]:
+    """Every HTML file under ``site`` is either listed or in the report with its
+    reason; returns file (relative, as written) -> reason for the ones left out.
+
+    URLs are compared decoded, so this holds whatever spelling the core chose.
+    """
+    import os
+    from urllib.parse import unquote
+
+    listed = {unquote(loc[len(base_url):]) for loc in sitemap_entries(site, entry)} if (site / entry).exists() else set()
+    reasons = {unquote(loc[len(base_url):]) if loc.startswith(base_url) else loc: reason
+               for loc, reason in report_exclusions(report_text).items()}
+    unaccounted, left_out = [], {}
+    for folder, dirs, files in os.walk(site):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if not name.endswith((".html", ".htm")):
+                continue
+            relative = (Path(folder) / name).relative_to(site).as_posix()
+            url_path = relative[: -len("index.html")] if relative == "index.html" or relative.endswith("/index.html") else relative
+            if url_path in listed or relative in listed:
+                continue
+            if url_path in reasons or relative in reasons:
+                left_out[relative] = reasons.get(relative) or reasons[url_path]
+            else:
+                unaccounted.append(relative)
+    assert not unaccounted, f"written, not listed, and not in the report: {sorted(unaccounted)}"
+    return left_out

@@ -4,9 +4,10 @@
     python3 tests/tasks.py demo        # build the fixture sites for real, then check them
     python3 tests/tasks.py bench       # benchmarks under tests/benchmarks (not part of test)
 
-Each generator's newest release is tested in a virtual environment of its own
-(``.venvs/<name>``): mkdocs-material 9.8 and Pelican 4.12 ask for different Pygments
-ranges, and installed together pip quietly falls back to an older Pelican.
+Each generator's newest release, and the oldest pyproject.toml allows, is tested in
+a virtual environment of its own (``.venvs/<name>``): mkdocs-material 9.8 and
+Pelican 4.12 ask for different Pygments ranges, and installed together pip quietly
+falls back to an older Pelican.
 """
 
 from __future__ import annotations
@@ -47,7 +48,33 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites"],
         ["tests/pelican"],
     ),
-    "sphinx": ([".[test,sphinx]", "sphinx>=9.0,<9.1"], ["tests/sphinx"]),
+    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3"], ["tests/sphinx"]),
+    # The oldest releases pyproject.toml allows, on the oldest Python it allows:
+    # each builds the fixtures and runs its adapter's tests, as the newest do.
+    "core-oldest": ([".[test]", "Jinja2==3.0.0"], ["tests/core"]),
+    "mkdocs-oldest": (
+        [".[test,mkdocs]", "mkdocs==1.6.0", "mkdocs-material>=9.7,<9.8", "mkdocs-redirects>=1.2",
+         "mkdocs-static-i18n>=1.3,<2"],
+        ["tests/mkdocs"],
+    ),
+    "pelican-oldest": (
+        [".[test,pelican]", "pelican[markdown]==4.9.0", "pelican-seo", "pelican-i18n-subsites"],
+        ["tests/pelican"],
+    ),
+    "sphinx-oldest": ([".[test,sphinx]", "sphinx==7.4.0"], ["tests/sphinx"]),
+}
+
+# The Python each environment runs on (unlisted: the one running tasks.py). A fresh
+# machine has pyenv's builds under ~/.pyenv/versions; any pythonX.Y on PATH will do.
+PYTHONS: dict[str, str] = {
+    "core-oldest": "3.10",
+    "mkdocs": "3.13",
+    "mkdocs-oldest": "3.10",
+    "pelican": "3.13",
+    "pelican-oldest": "3.10",
+    # Sphinx 9.1 and later need Python 3.12 or newer.
+    "sphinx": "3.13",
+    "sphinx-oldest": "3.10",
 }
 
 # Benchmark scripts under tests/benchmarks, by the environment they run in.
@@ -82,6 +109,23 @@ def venv_python(name: str) -> Path:
     return VENVS / name / "bin" / "python"
 
 
+def base_python(name: str) -> str:
+    """The interpreter that creates ``.venvs/<name>`` (PYTHONS), or stop saying which is missing."""
+    version = PYTHONS.get(name)
+    if version is None:
+        return sys.executable
+    # The newest patch release first (3.10.13 before 3.10.9).
+    candidates = sorted(
+        Path.home().glob(f".pyenv/versions/{version}.*/bin/python{version}"),
+        key=lambda path: [int(part) if part.isdigit() else -1 for part in path.parts[-3].split(".")],
+        reverse=True,
+    )
+    found = [str(c) for c in candidates] + [p for p in [shutil.which(f"python{version}")] if p]
+    if not found:
+        sys.exit(f"[tasks] .venvs/{name} needs Python {version}: none under ~/.pyenv/versions or on PATH")
+    return found[0]
+
+
 class TaskError(Exception):
     """A step failed; the message is the one line to show (the details are in a log)."""
 
@@ -97,15 +141,18 @@ def ensure_env(name: str, extra: list[str] = ()) -> Path:
     python = venv_python(name)
     requirements = ENVIRONMENTS[name][0] + list(extra)
     stamp = VENVS / f"{name}.installed"
-    wanted = "\n".join(requirements) + "\n" + _project_fingerprint()
+    wanted = base_python(name) + "\n" + "\n".join(requirements) + "\n" + _project_fingerprint()
     if python.exists() and stamp.exists() and stamp.read_text() == wanted:
         return python
     log = VENVS / f"{name}.log"
     VENVS.mkdir(exist_ok=True)
     log.write_text("")
+    if python.exists() and stamp.exists() and stamp.read_text().split("\n", 1)[0] != base_python(name):
+        # Made by another interpreter (PYTHONS changed): start again.
+        shutil.rmtree(VENVS / name)
     if not python.exists():
         _step(f"{_shown(VENVS / name)}: creating the virtual environment", log,
-              [sys.executable, "-m", "venv", str(VENVS / name)])
+              [base_python(name), "-m", "venv", str(VENVS / name)])
         _step(f"{_shown(VENVS / name)}: upgrading pip", log, [str(python), "-m", "pip", "install", "--upgrade", "pip"])
     # -e: tests run against the working tree; setuptools' editable finder maps
     # sitemapkit -> core/ and sitemapkit.plugins -> plugins/ without exposing either.
@@ -172,15 +219,19 @@ def _project_fingerprint() -> str:
     return (ROOT / "pyproject.toml").read_text()
 
 
+_PYTEST_OFF_ROOT = "import sys; del sys.path[0]; import pytest; sys.exit(pytest.main())"
+
+
 def _run_pytest(name: str, python: Path, paths: list[str], extra_args: list[str]) -> tuple[int, dict[str, int]]:
     existing = [p for p in paths if (ROOT / p).exists()]
     if not existing:
         return 0, {}
     print(f"\n[tasks] === {name}: pytest {' '.join(existing)}", flush=True)
     proc = subprocess.Popen(
-        # -P: the repository root stays off sys.path, so `core` and `plugins` are
-        # never importable by accident; tests see the installed package only.
-        [str(python), "-P", "-m", "pytest", *existing, *extra_args],
+        # The repository root stays off sys.path, so `core` and `plugins` are never
+        # importable by accident; tests see the installed package only. (What -P
+        # does, which Python 3.10 lacks: -c puts only the current folder first.)
+        [str(python), "-c", _PYTEST_OFF_ROOT, *existing, *extra_args],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     tail = []
@@ -275,7 +326,7 @@ def _shown(path: Path) -> str:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    names = args.only or list(ENVIRONMENTS)
+    names = args.only or list(BENCHMARKS)
     worst = 0
     for name in names:
         python = ensure_env(name, BENCH_EXTRAS[name])
@@ -296,7 +347,7 @@ def main() -> int:
     demo.add_argument("--keep", metavar="DIR",
                       help=f"where to keep the built sites (default {DEMO_DIR.relative_to(ROOT)}/ in the repository)")
     bench = sub.add_parser("bench", help="run the benchmarks (not part of the tests)")
-    bench.add_argument("--only", action="append", choices=list(ENVIRONMENTS))
+    bench.add_argument("--only", action="append", choices=list(BENCHMARKS))
     bench.add_argument("bench_args", nargs="*")
     args = parser.parse_args()
     problem = interpreter_problem()

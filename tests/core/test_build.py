@@ -408,3 +408,63 @@ class TestUnreadablePages:
         report, listed = self.build(tmp_path, page)
         assert listed == {BASE + "ok.html", BASE + "later.html"}
         assert [(e.reason, e.detail) for e in report.excluded] == [("unreadable", f"{page}: Permission denied")]
+
+
+class TestCanonicalNamesTheSameFile:
+    def _page(self, folder: Path, name: str, canonical: str) -> Path:
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f'<html><head><link rel="canonical" href="{canonical}"></head></html>')
+        return path
+
+    def test_other_percent_encoding_is_the_page_itself(self, tmp_path: Path) -> None:
+        out = self._page(tmp_path, "a&b/index.html", BASE + "a%26b/").parent.parent
+        self._page(tmp_path, "ü/index.html", BASE + "%C3%BC/")
+        pages = [Page("a&b/", output=out / "a&b/index.html"), Page("ü/", output=out / "ü/index.html")]
+        report = build_site(pages, Options(base_url=BASE, robots_txt=False), out)
+        assert report.excluded == []
+        assert set(sitemap_entries(out)) == {BASE + "a&b/", BASE + "%C3%BC/"}
+
+    def test_a_canonical_naming_no_page_of_the_site_is_passed_over_with_a_warning(self, tmp_path: Path) -> None:
+        # Zensical writes ".../names/what" as the canonical of names/what%3F/.
+        self._page(tmp_path, "names/what?/index.html", BASE + "names/what")
+        self._page(tmp_path, "print/index.html", BASE + "names/what%3F/")
+        self._page(tmp_path, "far/index.html", "https://elsewhere.example/page/")
+        pages = [Page.from_path(f"{name}/", output=tmp_path / f"{name}/index.html") for name in ("names/what?", "print", "far")]
+        report = build_site(pages, Options(base_url=BASE, robots_txt=False), tmp_path)
+        assert set(sitemap_entries(tmp_path)) == {BASE + "names/what%3F/"}
+        assert sorted((e.loc, e.reason) for e in report.excluded) == [
+            (BASE + "far/", "canonical"), (BASE + "print/", "canonical"),
+        ]
+        assert [(n.code, n.message) for n in report.notices] == [("canonical", (
+            "listed 1 page(s) whose canonical link names a page the site does not have: "
+            f"{BASE}names/what%3F/ -> {BASE}names/what"
+        ))]
+
+    def test_other_builder_form_is_the_page_itself_unless_that_file_exists(self, tmp_path: Path) -> None:
+        # Sphinx 7.4 and 8.0 dirhtml: guide/install/ says canonical guide/install.html.
+        self._page(tmp_path, "guide/install/index.html", BASE + "guide/install.html")
+        self._page(tmp_path, "guide/other/index.html", BASE + "guide/other.html")
+        (tmp_path / "guide/other.html").write_text("<html><head></head></html>")
+        pages = [Page(f"guide/{n}/", output=tmp_path / f"guide/{n}/index.html") for n in ("install", "other")]
+        pages.append(Page("guide/other.html", output=tmp_path / "guide/other.html"))
+        report = build_site(pages, Options(base_url=BASE, robots_txt=False), tmp_path)
+        assert set(sitemap_entries(tmp_path)) == {BASE + "guide/install/", BASE + "guide/other.html"}
+        assert [(e.loc, e.reason) for e in report.excluded] == [(BASE + "guide/other/", "canonical")]
+
+
+def test_every_html_file_not_handed_over_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "a.html").write_text("<html><head></head></html>")
+    (tmp_path / "stub").mkdir()
+    (tmp_path / "stub/index.html").write_text('<html><head><meta http-equiv="refresh" content="0; url=../a.html"></head></html>')
+    (tmp_path / "theme.html").write_text("<html><head></head></html>")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden/x.html").write_text("x")
+    (tmp_path / "link.html").symlink_to(tmp_path / "a.html")  # served, so reported
+    os.mkfifo(tmp_path / "fifo.html")  # never opened
+    report = build_site([Page("a.html", output=tmp_path / "a.html"), Page("404.html", exclude_reason="error page")],
+                        Options(base_url=BASE, robots_txt=False), tmp_path)
+    assert sorted((e.loc, e.reason) for e in report.excluded) == [
+        (BASE + "404.html", "error page"), (BASE + "link.html", "not a page"), (BASE + "stub/", "redirect"),
+        (BASE + "theme.html", "not a page"),
+    ]

@@ -66,7 +66,7 @@ def make_site(root: Path, times: str, duplicates: bool, alternates: bool = False
             _page(site / f"s{section}" / f"p{number}" / "index.html", head, stamps(n))
         _page(site / f"s{section}" / "a b.html", "", stamps(n + 1))
         if duplicates:
-            # The same URL twice ("a b" is written "a%20b"): the first in page order wins.
+            # Once the same URL as "a b.html"; a name of its own since names are paths.
             _page(site / f"s{section}" / "a%20b.html", "", stamps(n + 2))
         _page(site / f"s{section}" / "ü & ñ.htm", "", stamps(n + 3))
         n += 3
@@ -123,7 +123,8 @@ def test_every_core_writes_what_build_site_writes(
         if name.endswith(".xml") and not form:
             assert_valid(data)
     details = expected[2][0]
-    assert ("excluded (duplicate): https://example.org/s0/a%20b.html" in details) == duplicates
+    # File names are names: "a%20b.html" is served at a%2520b.html, no duplicate.
+    assert "excluded (duplicate)" not in details
     assert "excluded (noindex): https://example.org/s0/p3/" in details
     assert "excluded (robots.txt): https://example.org/private/" in details
     assert (b"<xhtml:link" in b"".join(files.values())) == alternates
@@ -137,50 +138,30 @@ def test_every_core_writes_what_build_site_writes(
         assert any(code == "unreadable" for code, _ in expected[2][1])
 
 
-# fixtures/static as the serial path (build_site) wrote it before `build` checked
-# pages on every core (sitemapkit 64270d7, content-named shards), with these file
-# times and two URLs a file.
-_FIXTURE_TIMES = {
-    "index.html": "2023-11-25T08:14:30",
-    "about/index.html": "2023-11-18T01:13:41",
-    "blog/ümlaut post.html": "2023-11-24T07:14:23",
-    "blog/q&a.html": "2023-11-23T06:14:16",
-}
-_FIXTURE_SITEMAPS = {
-    "sitemap-0acc8d532e2c798e16.xml": """<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-<url><loc>https://example.org/</loc><lastmod>2023-11-25T08:14:30+00:00</lastmod></url>
-<url><loc>https://example.org/about/</loc><lastmod>2023-11-18T01:13:41+00:00</lastmod></url>
-</urlset>
-""",
-    "sitemap-b2d49c5309e292c367.xml": """<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-<url><loc>https://example.org/blog/%C3%BCmlaut%20post.html</loc><lastmod>2023-11-24T07:14:23+00:00</lastmod></url>
-<url><loc>https://example.org/blog/q&amp;a.html</loc><lastmod>2023-11-23T06:14:16+00:00</lastmod></url>
-</urlset>
-""",
-    "sitemap.xml": """<?xml version="1.0" encoding="UTF-8"?>
-<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-<sitemap><loc>https://example.org/sitemap-0acc8d532e2c798e16.xml</loc><lastmod>2023-11-25T08:14:30+00:00</lastmod></sitemap>
-<sitemap><loc>https://example.org/sitemap-b2d49c5309e292c367.xml</loc><lastmod>2023-11-24T07:14:23+00:00</lastmod></sitemap>
-</sitemapindex>
-""",
-}
-
-
-def test_the_static_fixture_comes_out_as_before(tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    shutil.copytree(FIXTURES / "static", site)
-    for name, when in _FIXTURE_TIMES.items():
-        stamp = dt.datetime.fromisoformat(when).replace(tzinfo=dt.timezone.utc).timestamp()
-        os.utime(site / name, (stamp, stamp))
-    result = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", BASE, "--lastmod", "mtime", "--max-urls", "2"],
-        capture_output=True, text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    written = {p.name: p.read_text(encoding="utf-8") for p in site.iterdir() if p.name.startswith("sitemap")}
-    assert written == _FIXTURE_SITEMAPS
+def test_the_static_fixture_comes_out_as_the_serial_path_writes_it(tmp_path: Path) -> None:
+    """`sitemapkit build` (every core) and build_site on find_pages' pages (the
+    serial path `build` took before) write the same files for fixtures/static."""
+    written = []
+    for name in ("command", "build_site"):
+        site = tmp_path / name
+        shutil.copytree(FIXTURES / "static", site)
+        pages = sorted(p for p in site.rglob("*.htm*") if p.is_file())
+        for number, page in enumerate(pages):
+            stamp = 1_700_000_000 + number * 90_061
+            os.utime(page, (stamp, stamp))
+        if name == "command":
+            result = subprocess.run(
+                [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", BASE, "--lastmod", "mtime",
+                 "--max-urls", "2"],
+                capture_output=True, text=True,
+            )
+            assert result.returncode == 0, result.stderr
+        else:
+            build_site(sorted(find_pages(site), key=lambda p: p.loc), Options(base_url=BASE, lastmod="mtime", max_urls=2),
+                       site)
+        written.append({p.name: p.read_bytes() for p in site.iterdir() if p.name.startswith(("sitemap", "robots"))})
+    assert written[0] == written[1]
+    assert len(written[0]) > 3 and b"<lastmod>" in written[0]["sitemap.xml"]
 
 
 def test_the_walk_finds_pages_in_page_order(tmp_path: Path) -> None:
@@ -190,11 +171,13 @@ def test_the_walk_finds_pages_in_page_order(tmp_path: Path) -> None:
     # A symlinked folder is not walked (its pages would be listed twice, or forever).
     (site / "b").symlink_to(site / "a")
     (site / "e.html").symlink_to(site / "c.htm")
-    from sitemapkit.scan import page_url, walk_pages
+    from sitemapkit.scan import folder_page, walk_pages
 
     names = list(walk_pages(site))
-    assert names == ["c.htm", "e.html", "a/b.html", "a/index.html", "é/x.html"]
-    assert [page_url(n) for n in names] == ["c.htm", "e.html", "a/b.html", "a/", "é/x.html"]
+    assert names == ["404.html", "c.htm", "e.html", "a/b.html", "a/index.html", "é/x.html"]
+    pages = [folder_page(n, site / n) for n in names]
+    assert [p.loc for p in pages] == ["404.html", "c.htm", "e.html", "a/b.html", "a/", "%C3%A9/x.html"]
+    assert [p.exclude_reason for p in pages] == ["error page", None, None, None, None, None]
 
 
 @pytest.mark.parametrize("where", ["the folder", "a folder inside"])

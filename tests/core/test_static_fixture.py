@@ -7,7 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import FIXTURES, sitemap_entries
+from conftest import FIXTURES, assert_every_page_accounted, sitemap_entries
+
+# fixtures/static/names/*.html as served: each of RFC 3986's sub-delims and "@"
+# as it is, a space and non-ASCII encoded, and "#", "?" and "%" encoded as data.
+NAMES = [
+    "a&b", "a+b", "a(b)", "a,b", "a;b", "a=b", "a!b", "a$b", "a*b", "a'b", "a@b", "a%20b", "%C3%BCber",
+    "c%23sharp", "what%3F", "lit%2520eral",
+]
 
 
 def test_static_site_lists_only_indexable_pages(tmp_path: Path) -> None:
@@ -24,9 +31,19 @@ def test_static_site_lists_only_indexable_pages(tmp_path: Path) -> None:
         "https://example.org/about/",
         "https://example.org/blog/%C3%BCmlaut%20post.html",
         "https://example.org/blog/q&a.html",
+        "https://example.org/fr/",
+        # File names are names: each character a path segment may not hold is
+        # encoded, "%" included; each page's canonical link spells its own URL
+        # with more escapes (as MkDocs and Hugo do) and still names the page itself.
+        *(f"https://example.org/names/{name}.html" for name in NAMES),
     }
     summary = result.stdout.splitlines()[0]
-    assert summary.endswith("excluded 1 canonical, 2 noindex, 1 redirect, 1 robots.txt"), summary
+    assert summary.endswith("excluded 1 canonical, 2 error page, 2 noindex, 1 redirect, 1 robots.txt"), summary
+    assert assert_every_page_accounted(site, "https://example.org/", result.stdout) == {
+        "404.html": "error page", "fr/404.html": "error page", "blog/draft.html": "noindex",
+        "blog/draft-utf16.html": "noindex", "blog/print.html": "canonical", "old/index.html": "redirect",
+        "private/index.html": "robots.txt",
+    }
     # Verbose: every excluded URL with its reason.
     assert "excluded (noindex): https://example.org/blog/draft.html" in result.stdout
     # Read through its byte order mark: UTF-16 is no reason to list a noindex page.
@@ -49,4 +66,4 @@ def test_each_check_can_be_switched_off(tmp_path: Path) -> None:
         capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stderr
-    assert len(sitemap_entries(site)) == 9
+    assert len(sitemap_entries(site)) == 9 + 1 + len(NAMES)

@@ -64,7 +64,8 @@ def test_demo_keeps_the_site_and_prints_where_its_sitemap_is(tmp_path):
     result = demo("core", folder)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("demo core     https://example.org/         4 URLs in 1 file; no problems; ")
+    # The static fixture: 4 top pages, fr/ and the 16 of names/.
+    assert lines[0].startswith("demo core     https://example.org/         21 URLs in 1 file; no problems; ")
     assert lines[1].strip() == "sitemap: core/site/sitemap.xml"
     assert (folder / "site" / "sitemap.xml").is_file()
     # Run again: the demo's own folder is replaced, nothing else is touched.
@@ -89,7 +90,8 @@ def _browser_test_without_chromium(tmp_path: Path, **env: str) -> subprocess.Com
     no_browser.mkdir(exist_ok=True)
     clean = {k: v for k, v in os.environ.items() if k not in ("CI", "CHROMIUM")}
     return subprocess.run(
-        [sys.executable, "-P", "-m", "pytest", "tests/core/test_stylesheet.py", "-k", "shows_every_url_of_a_urlset",
+        # As tasks.py runs pytest: the repository root off sys.path (-P, on Python 3.10 too).
+        [sys.executable, "-c", tasks._PYTEST_OFF_ROOT, "tests/core/test_stylesheet.py", "-k", "shows_every_url_of_a_urlset",
          "-rsf", "-q", "-p", "no:cacheprovider"],
         capture_output=True, text=True, cwd=ROOT, env={**clean, "PATH": str(no_browser), **env},
     )

@@ -150,6 +150,9 @@ def test_blocks_read_from_ranges_are_the_lines_of_the_file(tmp_path_factory, lin
             urllist.BLOCK_BYTES = bulk_size
         blocks = [urllist.read_lines(source.fileno(), a, b) for a, b in ranges]
     rest = text[start:]
+    if start == 0:
+        # A byte order mark opening the file is no part of its first line (read_lines).
+        rest = rest.removeprefix(b"\xef\xbb\xbf")
     # The lines from the reader's position on (a line it stands inside included:
     # its tail is what a stream would give), each ending in a break.
     expected = rest + (b"\n" if rest and not rest.endswith(b"\n") else b"")

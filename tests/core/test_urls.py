@@ -98,6 +98,91 @@ def test_bad_base_url(base: str) -> None:
     assert raised.value.for_setting("site_url").startswith("site_url: ")
 
 
+class TestNamesArePaths:
+    """A file or document name is text: Page.from_path encodes what a path segment
+    may not hold, "%" included; Page(url) keeps a URL's meaning."""
+
+    @pytest.mark.parametrize(
+        ("name", "expected"),
+        [
+            ("c#sharp.html", "c%23sharp.html"),
+            ("what?.html", "what%3F.html"),
+            ("lit%20eral.html", "lit%2520eral.html"),
+            ("a\tb.html", "a%09b.html"),
+            ("ü b/x.html", "%C3%BC%20b/x.html"),
+            ("&+(),;=!$*'@~.html", "&+(),;=!$*'@~.html"),
+            ("a:b/c:d.html", "a%3Ab/c:d.html"),  # not a scheme
+            ("guide/", "guide/"),
+        ],
+    )
+    def test_encode_path(self, name: str, expected: str) -> None:
+        from sitemapkit.urls import encode_path
+
+        assert encode_path(name) == expected
+
+    def test_page_by_path_and_by_url_differ(self) -> None:
+        from sitemapkit import Page
+
+        scope = Scope(BASE)
+        assert scope.loc(Page.from_path("lit%20eral.html").loc) == BASE + "lit%2520eral.html"
+        assert scope.loc(Page("lit%20eral.html").loc) == BASE + "lit%20eral.html"
+        assert scope.loc(Page.from_path("c#sharp.html").loc) == BASE + "c%23sharp.html"
+        assert scope.loc(Page.from_path("a:b.html").loc) == BASE + "a%3Ab.html"
+
+    @pytest.mark.parametrize(
+        ("one", "other"),
+        [
+            ("https://x.org/a&b/", "https://x.org/a%26b/"),
+            ("https://x.org/%C3%BC/", "https://x.org/ü/"),
+            ("https://x.org/a%20b", "https://x.org/a b"),
+            ("https://x.org/a%2a", "https://x.org/a*"),
+        ],
+    )
+    def test_same_file_in_other_spellings(self, one: str, other: str) -> None:
+        from sitemapkit.urls import same_file_key
+
+        assert same_file_key(one) == same_file_key(other)
+
+    @pytest.mark.parametrize(
+        ("one", "other"),
+        [
+            ("https://x.org/a%2Fb", "https://x.org/a/b"),  # an encoded "/" is part of a name
+            ("https://x.org/a?x=%26", "https://x.org/a?x=&"),  # queries keep their meaning
+            ("https://x.org/a+b", "https://x.org/a%20b"),  # "+" is no space in a path
+            ("https://x.org/c%23sharp", "https://x.org/c#sharp"),
+        ],
+    )
+    def test_different_files(self, one: str, other: str) -> None:
+        from sitemapkit.urls import same_file_key
+
+        assert same_file_key(one) != same_file_key(other)
+
+
+def test_any_file_name_round_trips_through_its_url():
+    """Whatever a file name holds, the URL made from it decodes to that name."""
+    from urllib.parse import unquote
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from sitemapkit import Page
+
+    scope = Scope(BASE)
+    segment = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="/"), min_size=1, max_size=12).filter(
+        lambda s: s not in (".", "..")
+    )
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(segment, min_size=1, max_size=3))
+    def round_trip(segments: list[str]) -> None:
+        name = "/".join(segments)
+        loc = scope.loc(Page.from_path(name).loc)
+        assert loc.startswith(BASE)
+        assert unquote(loc[len(BASE):]) == name
+
+    round_trip()
+
+
 @pytest.mark.parametrize("url", [
     "https://example.org/docs/../admin/secret",
     "https://example.org/docs/%2e%2e/admin/pct",

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from conftest import assert_valid, read_bytes, sitemap_entries
+from conftest import assert_every_page_accounted, assert_valid, read_bytes, sitemap_entries
 
 from .conftest import FIRST_COMMIT, git
 
@@ -17,6 +17,12 @@ from .conftest import FIRST_COMMIT, git
 # (sitemap: false), private.md (robots.txt Disallow), noindex.md (robots meta),
 # elsewhere.md (canonical names another page), archive/old.md (exclude glob),
 # secret.md (exclude_docs), drafts/ (draft_docs), the redirect stub moved/ and 404.html.
+# docs/names/: a page for each of "& + ( ) , ; = ! $ * ' @", a space, non-ASCII,
+# "#", "?" and "%", under the URL MkDocs gives it (page.url, kept as it is).
+NAMES = [
+    "%C3%A7a", "a%20b", "a%21b", "a%24b", "a%26b", "a%27b", "a%28b%29", "a%2Ab", "a%2Bb", "a%2Cb", "a%3Bb", "a%3Db",
+    "a%40b", "c%23sharp", "lit%2520eral", "what%3F",
+]
 LISTED_DIRECTORY_URLS = [
     "",
     "%C3%BCmlaut/",
@@ -26,6 +32,7 @@ LISTED_DIRECTORY_URLS = [
     "guide/advanced/deep/",
     "guide/install/",
     "orphan/",
+    *(f"names/{name}/" for name in NAMES),
 ]
 LISTED_FILE_URLS = [
     "index.html",
@@ -36,6 +43,7 @@ LISTED_FILE_URLS = [
     "guide/advanced/deep.html",
     "guide/install.html",
     "orphan.html",
+    *(f"names/{name}.html" for name in NAMES),
 ]
 # Written by the build but never listed: proves the exclusions above were tested on real files.
 BUILT_NOT_LISTED_DIRECTORY_URLS = ["404.html", "hidden/", "private/", "noindex/", "elsewhere/", "archive/old/", "moved/"]
@@ -107,7 +115,7 @@ def test_mkdocs_own_sitemap_is_replaced(project, caplog):
     assert "hidden" not in (site / "sitemap.xml").read_text()
     assert not (site / "sitemap.xml.gz").exists()
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
-    assert any(r.getMessage().startswith("sitemapkit: 8 URLs") for r in caplog.records)
+    assert any(r.getMessage().startswith(f"sitemapkit: {len(LISTED_DIRECTORY_URLS)} URLs") for r in caplog.records)
 
 
 def test_gzip_copy_under_mkdocs_old_name(project):
@@ -176,3 +184,40 @@ def test_lastmod_is_the_git_commit_date(project):
         assert instant(lastmod(url)) == FIRST_COMMIT, url
     # Front matter wins over git, and stays a plain date.
     assert lastmod("dated/") == "2021-03-04"
+
+
+@pytest.mark.parametrize("theme", ["mkdocs", "material"])
+def test_every_page_written_is_listed_or_reported_with_its_reason(project, theme):
+    project.configure(theme={"name": theme, "custom_dir": "overrides"}, sitemapkit={"report_file": "report.txt"})
+    site = project.build()
+    assert assert_every_page_accounted(site, "https://example.org/", (site / "report.txt").read_text()) == {
+        "404.html": "error page", "hidden/index.html": "metadata", "private/index.html": "robots.txt",
+        "noindex/index.html": "noindex", "elsewhere/index.html": "canonical", "archive/old/index.html": "exclude",
+        # mkdocs-redirects writes its stubs itself, not as MkDocs pages.
+        "moved/index.html": "redirect",
+    }
+
+
+def test_sitemapkit_build_over_mkdocs_output_lists_the_same_pages(project):
+    """MkDocs writes each canonical link with every reserved character escaped
+    (a%26b/); `sitemapkit build` over its output compares the file the link
+    names, so no page is "canonical elsewhere" by spelling alone."""
+    import subprocess
+    import sys
+
+    site = project.build()
+    listed = locs(site)
+    (site / "sitemap.xml").unlink()
+    result = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/",
+         "--exclude", "archive/*", "--exclude", "hidden/", "--lastmod", "none"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    from urllib.parse import unquote
+
+    # The same pages; MkDocs escapes sub-delims the core leaves as they are.
+    assert sorted(map(unquote, locs(site))) == sorted(map(unquote, listed))
+    check = subprocess.run([sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", "https://example.org/"],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout

@@ -21,13 +21,14 @@ import yaml
 from conftest import sitemap_entries
 
 from .conftest import QUIET_ENV
+from .test_build import LISTED_DIRECTORY_URLS
 
 
 def test_fixture_builds_under_strict_without_warnings(project):
     result = project.cli("build", "--strict")
     assert result.returncode == 0, result.stderr
     assert "WARNING" not in result.stderr
-    assert "sitemapkit: 8 URLs" in result.stderr
+    assert f"sitemapkit: {len(LISTED_DIRECTORY_URLS)} URLs" in result.stderr
     assert (project.site / "sitemap.xml").is_file()
 
 
@@ -154,8 +155,12 @@ def serve(project, tmp_path, check):
     assert "Traceback" not in output, output
     # Nothing written beside the sources, and serve's own folder is gone after it stops.
     assert snapshot(project.root) == before
-    assert not served.exists()
-    assert list(served_tmp.iterdir()) == []
+    from importlib import metadata
+
+    if metadata.version("mkdocs") != "1.6.0":
+        # MkDocs 1.6.0 leaves its serve folder behind when stopped; 1.6.1 removes it.
+        assert not served.exists()
+        assert list(served_tmp.iterdir()) == []
     return output
 
 
@@ -174,10 +179,8 @@ def test_serve(project, tmp_path):
     base = seen["robots"].split("Sitemap: ")[1].split("sitemap.xml")[0]
     assert base.startswith("http://127.0.0.1:")
     assert b"<urlset" in seen["sitemap"]
-    assert seen["listed"] == {base + url for url in (
-        "", "%C3%BCmlaut/", "a%26b/", "dated/", "guide/", "guide/advanced/deep/", "guide/install/", "orphan/",
-    )}
-    assert "sitemapkit: 8 URLs" in output, output
+    assert seen["listed"] == {base + url for url in LISTED_DIRECTORY_URLS}
+    assert f"sitemapkit: {len(LISTED_DIRECTORY_URLS)} URLs" in output, output
 
 
 def test_serve_below_the_host_root_gives_no_robots_txt_advice(project, tmp_path):
@@ -189,7 +192,12 @@ def test_serve_below_the_host_root_gives_no_robots_txt_advice(project, tmp_path)
 
     output = serve(project, tmp_path, lambda base, served: None)
     [summary] = [line for line in output.splitlines() if "sitemapkit: " in line]
-    assert summary == "INFO    -  sitemapkit: 9 URLs in 1 file (sitemap.xml); excluded 1 canonical, 1 exclude, 1 noindex"
+    # private/ is listed: robots.txt's rule is for /private, not /docs/private. Every
+    # page serve wrote that is not listed is counted with its reason.
+    assert summary == (
+        f"INFO    -  sitemapkit: {len(LISTED_DIRECTORY_URLS) + 1} URLs in 1 file (sitemap.xml); excluded 1 canonical, "
+        "1 draft_docs, 1 error page, 1 exclude, 1 metadata, 1 noindex, 1 redirect"
+    )
     assert "robots.txt" not in output, output
 
 
@@ -205,7 +213,8 @@ def test_flat_file_times_warning_offers_front_matter_dates(project):
     result = project.cli("build")
     assert result.returncode == 0, result.stderr
     [warning] = [line for line in result.stderr.splitlines() if line.startswith("WARNING")]
-    assert warning.startswith("WARNING -  sitemapkit: lastmod omitted: 7 pages (a&b.md, "), warning
+    # 7 pages, and the 16 of docs/names/.
+    assert warning.startswith("WARNING -  sitemapkit: lastmod omitted: 23 pages (a&b.md, "), warning
     assert warning.endswith(
         "so they do not tell when a page changed. Build from a full git clone (lastmod 'auto' or 'git'), "
         "give the pages a 'lastmod' or 'date' in their front matter, or set lastmod to 'none'."

@@ -5,6 +5,7 @@ exclude_docs matching (pathspec's GitIgnoreSpec), all installed in this environm
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from pathlib import Path
 
 import pathspec
@@ -155,6 +156,7 @@ def test_front_matter_it_cannot_read_names_file_and_line(tmp_path):
         read_front_matter(page)
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="zensical.toml is read with tomllib, Python 3.11 or later")
 def test_project_settings_from_either_file(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "mkdocs.yml").write_text(

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from conftest import sitemap_entries
+from conftest import assert_every_page_accounted, sitemap_entries
 
 from .conftest import FIRST_COMMIT, FIXTURE, git
 
@@ -159,8 +159,21 @@ def test_each_page_left_out_is_reported_with_its_reason(site, caplog):
         f"excluded (noindex): {BASE}2024/quiet/",
         f"excluded (redirect): {BASE}pages/old-colophon.html",
         f"excluded (robots.txt): {BASE}pages/private-notes.html",
+        # Written by Pelican, never listed.
+        f"excluded (draft): {BASE}drafts/work-in-progress.html",
+        f"excluded (draft): {BASE}drafts/pages/upcoming.html",
+        f"excluded (hidden): {BASE}2024/hidden-article/",
+        f"excluded (hidden): {BASE}pages/contact.html",
+        # Copied by Pelican as a static file, not built as a page.
+        f"excluded (not a page): {BASE}google0123456789abcdef.html",
     }
     assert "2024/first-steps/" in listed and "pages/colophon.html" in listed
+
+
+def test_every_html_file_written_is_listed_or_reported(site):
+    output = site.build(SITEMAPKIT={"report_file": "report.txt"})
+    left_out = assert_every_page_accounted(output, BASE, (output / "report.txt").read_text())
+    assert set(left_out) == set(EXCLUDED_FILES)
 
 
 def test_pages_left_out_for_their_head_are_listed_when_the_checks_are_off(site):
@@ -398,7 +411,13 @@ def test_cli_bad_setting_message_without_traceback(site):
 
 
 def test_cli_empty_siteurl_warns_and_fails_under_fatal_warnings(site):
-    quiet_feeds = ('FEED_DOMAIN="https://example.org"',)
+    # No feeds: Pelican before 4.10 warns about feeds without SITEURL even with
+    # FEED_DOMAIN set, and --fatal warnings would stop on that warning first.
+    quiet_feeds = tuple(
+        f"{kind}_{form}=null"
+        for kind in ("FEED", "FEED_ALL", "CATEGORY_FEED", "AUTHOR_FEED", "TAG_FEED", "TRANSLATION_FEED")
+        for form in ("ATOM", "RSS")
+    )
     result = site.cli("-e", 'SITEURL=""', *quiet_feeds)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no sitemap written: SITEURL is ''" in result.stdout + result.stderr
@@ -518,9 +537,11 @@ def test_cli_shows_the_summary_by_default_and_it_is_no_warning(site):
     assert result.returncode == 0, result.stdout + result.stderr
     [summary] = [line for line in result.stdout.splitlines() if "sitemapkit" in line]
     assert re.fullmatch(
-        r"\[\d\d:\d\d:\d\d\] INFO +sitemapkit: 28 URLs in 1 file \(sitemap\.xml\); excluded 1 canonical, 1 metadata, "
-        r"1 noindex, 1 redirect, 1 robots\.txt; robots\.txt is read only at the host root; "
-        r"add 'Sitemap: https://example\.org/blog/sitemap\.xml' to it +pelican\.py:\d+",
+        # Every written page left out is counted: drafts and hidden content too, and
+        # the static verification file no page stands for.
+        r"\[\d\d:\d\d:\d\d\] INFO +sitemapkit: 28 URLs in 1 file \(sitemap\.xml\); excluded 1 canonical, 2 draft, "
+        r"2 hidden, 1 metadata, 1 noindex, 1 not a page, 1 redirect, 1 robots\.txt; robots\.txt is read only at the host root; "
+        r"add 'Sitemap: https://example\.org/blog/sitemap\.xml' to it +(pelican|log)\.py:\d+",
         summary.rstrip(),
     ), summary
     assert "Traceback" not in result.stdout + result.stderr
@@ -540,6 +561,6 @@ def test_cli_flat_file_times_warning_offers_metadata_dates(site):
     [warning] = [line.rstrip() for line in result.stdout.splitlines() if "lastmod omitted" in line]
     assert re.search(
         r"so they do not tell when a page changed\. Build from a full git clone \(lastmod 'auto' or 'git'\), give the "
-        r"articles and pages a 'modified' or 'date' in their metadata, or set lastmod to 'none'\. +pelican\.py:\d+$",
+        r"articles and pages a 'modified' or 'date' in their metadata, or set lastmod to 'none'\. +(pelican|log)\.py:\d+$",
         warning,
     ), warning

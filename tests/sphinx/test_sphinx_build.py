@@ -7,6 +7,7 @@ copy of the fixture in tmp_path.
 from __future__ import annotations
 
 import datetime as dt
+from importlib import metadata
 import os
 import re
 import shutil
@@ -18,9 +19,11 @@ from pathlib import Path
 import pytest
 from protego import Protego
 
-from conftest import FIXTURES, git, sitemap_entries
+from conftest import FIXTURES, assert_every_page_accounted, git, sitemap_entries
 
 BASE = "https://docs.example.org/"
+# The Sphinx this environment runs (tests/tasks.py tests the oldest allowed and the newest).
+SPHINX_VERSION = tuple(int(part) for part in metadata.version("sphinx").split(".")[:2])
 # Long before any build: a lastmod taken from when Sphinx read or wrote a file
 # would be today.
 SOURCE_TIME = dt.datetime(2021, 3, 4, 5, 6, 7, tzinfo=dt.timezone.utc)
@@ -30,7 +33,12 @@ SOURCE_TIME = dt.datetime(2021, 3, 4, 5, 6, 7, tzinfo=dt.timezone.utc)
 # guide/install), moved (a meta refresh redirect stub), search (never).
 HTML_PAGES = [
     "%C3%BCber%20uns.html",
+    # viewcode's pages, added through html-collect-pages.
+    "_modules/demo.html",
+    "_modules/index.html",
     "api.html",
+    # Document names are names: "#", "?" and "%" in them are encoded.
+    "c%23sharp.html",
     "changes.html",
     "download.html",
     "genindex.html",
@@ -38,22 +46,34 @@ HTML_PAGES = [
     "guide/index.html",
     "guide/install.html",
     "index.html",
+    "lit%2520eral.html",
     "orphan.html",
     "py-modindex.html",
+    "what%3F.html",
 ]
 DIRHTML_PAGES = [
     "",
     "%C3%BCber%20uns/",
+    "_modules/",
+    "_modules/demo/",
     "api/",
+    "c%23sharp/",
     "changes/",
     "download/",
     "genindex/",
     "guide/",
     "guide/deep/nested/",
     "guide/install/",
+    "lit%2520eral/",
     "orphan/",
     "py-modindex/",
+    "what%3F/",
 ]
+# Pages the fixture's build writes that are not listed, and why.
+LEFT_OUT = {
+    "hidden": "metadata", "private": "robots.txt", "noindex": "noindex", "reprint": "canonical", "moved": "redirect",
+    "search": "search page",
+}
 
 
 def sphinx_build(src: Path, out: Path, *args: str, builder: str = "html") -> subprocess.CompletedProcess:
@@ -115,10 +135,18 @@ def html_build(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     return out, sphinx_build(src, out, "-W")
 
 
+def sitemapkit_check(out: Path) -> None:
+    """`sitemapkit check` finds nothing wrong: every URL has its file, and more."""
+    check = subprocess.run([sys.executable, "-m", "sitemapkit", "check", str(out), "--base-url", BASE],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
 def test_html_build_lists_every_page_and_nothing_else(html_build):
     out, result = html_build
     assert_clean(result)
     assert urls(out) == [BASE + page for page in HTML_PAGES]
+    sitemapkit_check(out)
     # Sanity: the pages left out were really written.
     for written in ("hidden.html", "private.html", "noindex.html", "reprint.html", "moved.html", "search.html"):
         assert (out / written).is_file()
@@ -129,7 +157,7 @@ def test_html_build_logs_the_summary(html_build):
     summary = next(line for line in result.stdout.splitlines() if line.startswith("sitemapkit: "))
     assert summary.startswith(f"sitemapkit: {len(HTML_PAGES)} URLs in")
     # hidden.html (:sitemap: false) is reported as left out by its metadata.
-    assert summary.endswith("; excluded 1 canonical, 1 metadata, 1 noindex, 1 redirect, 1 robots.txt"), summary
+    assert summary.endswith("; excluded 1 canonical, 1 metadata, 1 noindex, 1 redirect, 1 robots.txt, 1 search page"), summary
 
 
 def test_each_page_left_out_is_reported_with_its_reason(project):
@@ -143,7 +171,10 @@ def test_each_page_left_out_is_reported_with_its_reason(project):
         f"excluded (noindex): {BASE}noindex.html",
         f"excluded (redirect): {BASE}moved.html",
         f"excluded (robots.txt): {BASE}private.html",
+        f"excluded (search page): {BASE}search.html",
     }
+    # Every HTML file the build wrote is listed or reported with its reason.
+    assert assert_every_page_accounted(out, BASE, result.stdout) == {f"{name}.html": why for name, why in LEFT_OUT.items()}
     # The page the canonical link and the redirect name stays listed.
     assert BASE + "guide/install.html" in urls(out)
 
@@ -161,7 +192,9 @@ def test_the_themes_canonical_link_to_the_page_itself_keeps_it_listed(html_build
     """With html_baseurl set, Sphinx gives every page a canonical link to itself."""
     out, _result = html_build
     head = (out / "über uns.html").read_text(encoding="utf-8")
-    assert f'<link rel="canonical" href="{BASE}%C3%BCber%20uns.html" />' in head
+    # Before 8.1 Sphinx writes the document name unencoded; it names the page all the same.
+    own = "%C3%BCber%20uns.html" if SPHINX_VERSION >= (8, 1) else "über uns.html"
+    assert f'<link rel="canonical" href="{BASE}{own}" />' in head
     assert f'<link rel="canonical" href="{BASE}index.html" />' in (out / "index.html").read_text(encoding="utf-8")
     assert BASE + "%C3%BCber%20uns.html" in urls(out) and BASE + "index.html" in urls(out)
 
@@ -182,6 +215,10 @@ def test_dirhtml_build_uses_the_builders_urls(project):
     result = sphinx_build(project, out, "-W", "-D", "sitemapkit_verbose=1", builder="dirhtml")
     assert_clean(result)
     assert urls(out) == [BASE + page for page in DIRHTML_PAGES]
+    sitemapkit_check(out)
+    assert assert_every_page_accounted(out, BASE, result.stdout) == {
+        f"{name}/index.html": why for name, why in LEFT_OUT.items()
+    }
     # The canonical link the fixture's layout.html writes follows the builder's URLs.
     assert f"excluded (canonical): {BASE}reprint/ -> {BASE}guide/install/" in result.stdout.splitlines()
     assert f"excluded (redirect): {BASE}moved/" in result.stdout.splitlines()
@@ -244,10 +281,13 @@ def test_lastmod_is_the_source_files_time(project):
     entries = sitemap_entries(out)
     assert instant(entries[BASE + "guide/install.html"]["lastmod"]) == install_time
     assert instant(entries[BASE + "api.html"]["lastmod"]) == api_time
-    # A page made from a template alone has no source to date it by.
-    assert entries[BASE + "download.html"]["lastmod"] is None
+    # A page made from a template alone has no source to date it by (nor have
+    # viewcode's pages: their source is a module, not a document).
+    undated = {BASE + "download.html", BASE + "_modules/index.html", BASE + "_modules/demo.html"}
+    for loc in undated:
+        assert entries[loc]["lastmod"] is None
     for loc, fields in entries.items():
-        if loc != BASE + "download.html":
+        if loc not in undated:
             assert instant(fields["lastmod"]) < dt.datetime(2023, 1, 1, tzinfo=dt.timezone.utc), loc
     # Indices changed when the newest page they list did: genindex lists install
     # (an index entry) and api (the module and function); py-modindex lists api.
@@ -317,7 +357,8 @@ def test_a_shallow_clone_warns_and_a_strict_build_can_stay_green_still_showing_i
     out = clone / "_build" / "html"
     strict = sphinx_build(clone, out, "-W")
     assert strict.returncode != 0 and "fetch-depth: 0" in strict.stderr
-    assert "[sitemapkit.lastmod]" in strict.stderr
+    if SPHINX_VERSION >= (8,):  # Sphinx 7.4 does not show warning types
+        assert "[sitemapkit.lastmod]" in strict.stderr
     # Either way the README gives: filter the warning by its type, or make it
     # information with sitemapkit_lastmod_warnings = False (still in the log).
     assert_clean(sphinx_build(clone, out, "-W", "-D", "suppress_warnings=sitemapkit.lastmod"))
@@ -372,7 +413,9 @@ def test_a_relative_html_baseurl_warns_and_writes_no_sitemap(project):
     out = project / "_build" / "html"
     result = sphinx_build(project, out, "-D", "html_baseurl=/")
     assert result.returncode == 0, result.stderr
-    assert "html_baseurl '/' is a relative URL" in result.stderr and "[sitemapkit.config]" in result.stderr
+    assert "html_baseurl '/' is a relative URL" in result.stderr
+    if SPHINX_VERSION >= (8,):  # Sphinx 7.4 does not show warning types
+        assert "[sitemapkit.config]" in result.stderr
     assert not (out / "sitemap.xml").exists()
     assert sphinx_build(project, out, "-W", "-D", "html_baseurl=/").returncode != 0
 
@@ -386,7 +429,11 @@ def test_sitemap_false_and_exclude_globs_leave_pages_out(project):
 
 def test_indices_are_listed_only_when_written(project):
     out = project / "_build" / "html"
-    assert_clean(sphinx_build(project, out, "-W", "-D", "html_use_index=0", "-D", "html_domain_indices=0"))
+    # Sphinx before 8 warns that -D gives html_domain_indices as a string.
+    result = sphinx_build(project, out, "-D", "html_use_index=0", "-D", "html_domain_indices=0")
+    assert result.returncode == 0, result.stderr
+    if SPHINX_VERSION >= (8,):
+        assert_clean(result)
     assert not (out / "genindex.html").exists()
     assert urls(out) == [BASE + page for page in HTML_PAGES if page not in ("genindex.html", "py-modindex.html")]
 
@@ -459,7 +506,8 @@ def test_missing_html_baseurl_warns_and_writes_no_sitemap(project):
     result = sphinx_build(project, out, "-D", "html_baseurl=")
     assert result.returncode == 0, result.stderr
     assert "html_baseurl" in result.stderr
-    assert "[sitemapkit.config]" in result.stderr
+    if SPHINX_VERSION >= (8,):  # Sphinx 7.4 does not show warning types
+        assert "[sitemapkit.config]" in result.stderr
     assert not (out / "sitemap.xml").exists()
     assert "Sitemap:" not in (out / "robots.txt").read_text()
 
@@ -527,3 +575,19 @@ def test_every_core_option_is_a_sphinx_setting():
     from sitemapkit.plugins.sphinx import OPTION_TYPES
 
     assert set(OPTION_TYPES) == set(sitemapkit.Options.field_names()) - {"base_url"}
+
+
+def test_pages_extensions_add_follow_exclude_and_survive_incremental_builds(project):
+    """viewcode's _modules/ pages come through html-collect-pages: listed like any
+    page, left out by an exclude glob, still listed after a build that rendered
+    nothing again (viewcode skips module pages newer than their source)."""
+    out = project / "_build" / "html"
+    result = sphinx_build(project, out, "-W", "-D", "sitemapkit_exclude=_modules/*", "-D", "sitemapkit_verbose=1")
+    assert_clean(result)
+    assert urls(out) == [BASE + page for page in HTML_PAGES if not page.startswith("_modules/")]
+    assert f"excluded (exclude): {BASE}_modules/demo.html" in result.stdout.splitlines()
+    assert_clean(sphinx_build(project, out, "-W"))
+    (project / "api.rst").write_text((project / "api.rst").read_text() + "\nMore.\n")
+    result = sphinx_build(project, out, "-W")
+    assert_clean(result)
+    assert urls(out) == [BASE + page for page in HTML_PAGES]
