@@ -78,7 +78,7 @@ def check_site(site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml
                 url = match.group(1)
                 name = _local_name(url, scope)
                 found, why_not = (None, _NO_FILE) if name is None else site.file(name)
-                if found is None:
+                if name is None or found is None:
                     detail = "" if why_not == _NO_FILE else f" ({why_not}; not opened)"
                     result.problems.append(Problem("robots.txt", number, f"Sitemap: {url} does not point at a sitemap in this site{detail}"))
                 else:
@@ -221,6 +221,18 @@ def _local_name(url: str, scope: Scope) -> str | None:
     return below if below and "/" not in below else None
 
 
+@dataclasses.dataclass
+class _ParseState:
+    """Where the parser of one sitemap file is: its root element, the entries so
+    far, and the entry being read."""
+
+    root: str | None = None
+    count: int = 0
+    text: list[str] = dataclasses.field(default_factory=list)
+    children: list[str] = dataclasses.field(default_factory=list)
+    line: int = 0
+
+
 def _check_file(site: _SiteFolder, name: str, scope: Scope, max_bytes: int, result: CheckResult) -> list[str]:
     """Check one sitemap or index file; return the sitemap files an index names."""
     problems = result.problems
@@ -252,38 +264,38 @@ def _check_file(site: _SiteFolder, name: str, scope: Scope, max_bytes: int, resu
 
     parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
     stack: list[str] = []
-    state = {"root": None, "count": 0, "text": [], "children": [], "line": 0}
+    state = _ParseState()
     children: list[str] = []
 
     def start(tag: str, attrs: dict) -> None:
         line = parser.CurrentLineNumber
         ns, _, local = tag.rpartition(" ")
         if not stack:
-            state["root"] = local
+            state.root = local
             if ns != SITEMAP_NS:
                 problem(line, f"root element <{local}> is not in the sitemaps.org namespace {SITEMAP_NS}")
             if local not in ("urlset", "sitemapindex"):
                 problem(line, f"root element is <{local}>, not <urlset> or <sitemapindex>")
         elif len(stack) == 1:
-            expected = "url" if state["root"] == "urlset" else "sitemap"
+            expected = "url" if state.root == "urlset" else "sitemap"
             if ns == SITEMAP_NS and local != expected:
-                problem(line, f"<{local}> inside <{state['root']}>; expected <{expected}>")
-            state["count"] += 1
-            state["children"] = []
-            state["line"] = line
+                problem(line, f"<{local}> inside <{state.root}>; expected <{expected}>")
+            state.count += 1
+            state.children = []
+            state.line = line
         elif len(stack) == 2 and ns == SITEMAP_NS:
-            state["children"].append(local)
+            state.children.append(local)
         stack.append(tag)
-        state["text"] = []
+        state.text = []
 
     def end(tag: str) -> None:
         stack.pop()
         ns, _, local = tag.rpartition(" ")
-        text = "".join(state["text"]).strip()
+        text = "".join(state.text).strip()
         line = parser.CurrentLineNumber
         if len(stack) == 2 and ns == SITEMAP_NS:
             if local == "loc":
-                child = _check_loc(text, line, problem, scope, site, state["root"] == "sitemapindex")
+                child = _check_loc(text, line, problem, scope, site, state.root == "sitemapindex")
                 if child:
                     children.append(child)
             elif local == "lastmod" and not W3C_DATETIME.match(text):
@@ -293,15 +305,15 @@ def _check_file(site: _SiteFolder, name: str, scope: Scope, max_bytes: int, resu
             elif local == "priority" and not _is_priority(text):
                 problem(line, f"priority {text!r} is not a number from 0.0 to 1.0")
         elif len(stack) == 1:
-            own = [c for c in state["children"]]
+            own = [c for c in state.children]
             if own.count("loc") != 1:
-                problem(state["line"], f"<{local}> must have exactly one <loc>")
+                problem(state.line, f"<{local}> must have exactly one <loc>")
             order = [c for c in own if c in _URL_CHILDREN]
             if order != sorted(order, key=_URL_CHILDREN.index) or len(set(order)) != len(order):
-                problem(state["line"], f"<{local}> children out of order or repeated: {', '.join(order)}")
+                problem(state.line, f"<{local}> children out of order or repeated: {', '.join(order)}")
 
     def chars(data: str) -> None:
-        state["text"].append(data)
+        state.text.append(data)
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
@@ -311,13 +323,13 @@ def _check_file(site: _SiteFolder, name: str, scope: Scope, max_bytes: int, resu
     except xml.parsers.expat.ExpatError as error:
         problem(error.lineno, f"not well-formed XML: {xml.parsers.expat.ErrorString(error.code)}")
         return children
-    limit = MAX_URLS_PER_SITEMAP if state["root"] == "urlset" else MAX_SITEMAPS_PER_INDEX
-    if state["count"] > limit:
-        problem(0, f"{state['count']:,} entries; the limit is {limit:,}")
-    if state["count"] == 0:
-        problem(1, f"<{state['root']}> lists nothing")
-    if state["root"] == "urlset":
-        result.urls += state["count"]
+    limit = MAX_URLS_PER_SITEMAP if state.root == "urlset" else MAX_SITEMAPS_PER_INDEX
+    if state.count > limit:
+        problem(0, f"{state.count:,} entries; the limit is {limit:,}")
+    if state.count == 0:
+        problem(1, f"<{state.root}> lists nothing")
+    if state.root == "urlset":
+        result.urls += state.count
     return children
 
 

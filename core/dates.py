@@ -215,14 +215,15 @@ class LastmodWriter:
         self.zones: dict[dt.timedelta, str] = {}
 
     def text(self, value: Lastmod) -> str | None:
-        offset = value.utcoffset() if isinstance(value, dt.datetime) else None
-        if offset is not None and not offset.seconds % 60 and not offset.microseconds:
-            zone = self.zones.get(offset)
-            if zone is None:
-                zone = self.zones[offset] = value.isoformat(timespec="seconds")[19:]  # type: ignore[union-attr]
-            return "%04d-%02d-%02dT%02d:%02d:%02d%s" % (
-                value.year, value.month, value.day, value.hour, value.minute, value.second, zone  # type: ignore[union-attr]
-            )
+        if isinstance(value, dt.datetime):
+            offset = value.utcoffset()
+            if offset is not None and not offset.seconds % 60 and not offset.microseconds:
+                zone = self.zones.get(offset)
+                if zone is None:
+                    zone = self.zones[offset] = value.isoformat(timespec="seconds")[19:]
+                return "%04d-%02d-%02dT%02d:%02d:%02d%s" % (
+                    value.year, value.month, value.day, value.hour, value.minute, value.second, zone
+                )
         written = written_lastmod(value)
         return None if written is None else written[0]
 

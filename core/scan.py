@@ -38,7 +38,7 @@ from pathlib import Path
 
 from . import publish
 from .build import _head_date, broken_canonicals_notice, build_site, select_page, start, write_sitemaps
-from .encoder import EncodeResult, ShardPlanner, _Formatter, encode_entries
+from .encoder import EncodeResult, ShardPlanner, _Formatter, encode_entries, loc_hash
 from .errors import SitemapkitError
 from .htmlcheck import HeadFacts
 from .lastmod import _EXAMPLES, _GitRefused, _find_repo, file_times_notice, one_batch, trusted_file_time
@@ -407,7 +407,7 @@ def _build_folder(
     # Taken from the end, each page's bytes freed once its entry is encoded.
     listed.reverse()
 
-    def entries() -> Iterator[tuple[bytes, str, bytes, bool]]:
+    def entries() -> Iterator[tuple[bytes, str, int, bool]]:
         previous = None
         while listed:
             item = listed.pop()
@@ -421,6 +421,6 @@ def _build_folder(
             if flat and item[cut + 1 + _ORDER_BYTES] == 1:
                 # One moment's file times are no page's last change.
                 entry = _LASTMOD_ELEMENT.sub(b"", entry)
-            yield entry, loc.decode("ascii"), loc, False
+            yield entry, loc.decode("ascii"), loc_hash(loc), False
 
     return write_sitemaps(lambda result: encode_entries(entries(), options, result), publication, report)

@@ -288,7 +288,7 @@ class _BlockFormatter:
                 result.excluded.append(Excluded(url, "too long"))
                 continue
             entries.append(entry)
-            hashes.append(zlib.crc32(formatter.previous.encode("ascii")))
+            hashes.append(formatter.loc_hash())
         return entries, hashes
 
 
@@ -419,7 +419,8 @@ class Piece(NamedTuple):
 
     #: The ``<url>`` entries, each followed by a line break.
     body: bytes
-    count: int
+    #: How many entries ``body`` holds.
+    urls: int
     #: Their newest lastmod, as written.
     newest: str | None
 
@@ -430,7 +431,7 @@ class Piece(NamedTuple):
 
     def without_first(self) -> Piece:
         rest = self.body[self.body.index(b"\n") + 1:]
-        return Piece(rest, self.count - 1, _newest_lastmod(rest))
+        return Piece(rest, self.urls - 1, _newest_lastmod(rest))
 
     def first_entry(self) -> bytes:
         return self.body[: self.body.index(b"\n")]
@@ -497,7 +498,7 @@ def _write_pieces(pieces: list[Piece]) -> list[SitemapFile]:
     """In a worker: the shards of a run that crossed blocks, written."""
     newest = _newest_of([p.newest.encode("ascii") for p in pieces if p.newest])
     body = b"".join(p.body for p in pieces)
-    return _write(_worker["folder"], _worker["formatter"].planner.shards_of_body(body, sum(p.count for p in pieces), newest))
+    return _write(_worker["folder"], _worker["formatter"].planner.shards_of_body(body, sum(p.urls for p in pieces), newest))
 
 
 def _worker_count() -> int:
@@ -567,7 +568,7 @@ class _InOrder:
 
     def error(self, error: _LineError, task: bytes | tuple[int, int], first: int | None) -> UrlError:
         if first is None:
-            start = task[0]  # type: ignore[index]
+            start = task[0]
             first = 1
             if start > self.origin:
                 # The lines that start before `start`: the first, and one after each break.
@@ -603,10 +604,10 @@ class _InOrder:
     def lead(self, lead: Piece, opens: bool, tail: Piece) -> tuple[Piece, bool]:
         """A block's lead (see _work_on_block), less a first entry repeating the
         last URL listed; the entries after it then continue the open run."""
-        if lead.count and self._repeat(lead.first_entry()):
+        if lead.urls and self._repeat(lead.first_entry()):
             lead, opens = lead.without_first(), False
-        last = tail if tail.count else lead
-        if last.count:
+        last = tail if tail.urls else lead
+        if last.urls:
             self.last = self._loc(last.last_entry())
         return lead, opens
 
@@ -715,13 +716,13 @@ def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, in_o
             sequencer.run = []
         if opens:
             # The block's first entry is a boundary: the open run ends before it.
-            if any(piece.count for piece in open_run):
+            if any(piece.urls for piece in open_run):
                 ordered.append(pool.submit(_write_pieces, open_run))
             open_run = []
         open_run.append(lead)
         if not bounded:
             return
-        if any(piece.count for piece in open_run):
+        if any(piece.urls for piece in open_run):
             ordered.append(pool.submit(_write_pieces, open_run))
         ordered.append(inner)
         open_run = [tail]
@@ -738,5 +739,5 @@ def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, in_o
             take(*pending.popleft())
     while pending:
         take(*pending.popleft())
-    if any(piece.count for piece in open_run):
+    if any(piece.urls for piece in open_run):
         ordered.append(pool.submit(_write_pieces, open_run))
