@@ -23,8 +23,10 @@ from .model import (
     Excluded,
     Notice,
     Options,
+    OptionSpec,
     Page,
     Report,
+    unknown_option,
 )
 
 if TYPE_CHECKING:
@@ -65,6 +67,7 @@ __all__ = [
     "FRONT_MATTER_DATE_ADVICE",
     "LastmodResult",
     "Notice",
+    "OptionSpec",
     "Options",
     "OutputError",
     "Page",
@@ -78,4 +81,5 @@ __all__ = [
     "front_matter_listed",
     "language_tag",
     "resolve_lastmods",
+    "unknown_option",
 ]

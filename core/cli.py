@@ -9,50 +9,87 @@ non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__, publish
 from .errors import ConfigError, SitemapkitError
-from .model import Options, Page
+from .model import Options, Page, closest_option
 
 
 def _flag(option: str) -> str:
     return "--" + option.replace("_", "-")
 
 
-def _add_option_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], *, base_url_required: bool = True) -> None:
-    """One flag per :class:`Options` field, named the same (``max_bytes`` ->
-    ``--max-bytes``), so the command line and the adapters share one vocabulary."""
-    parser.add_argument("--base-url", required=base_url_required, help="absolute http(s) URL the folder is published at"
-                        + ("" if base_url_required else " (default with --config: its site_url)"))
-    fields = {f.name: f for f in dataclasses.fields(Options)}
-    for name in names:
-        field = fields[name]
-        kind = str(field.type)
-        if kind == "bool":
-            parser.add_argument(_flag(name), dest=name, action=argparse.BooleanOptionalAction, default=None)
-        elif name == "exclude":
-            parser.add_argument("--exclude", dest=name, action="append", metavar="GLOB",
-                                help="leave out URLs whose path below the base URL matches GLOB (repeatable)")
-        elif name == "robots_txt":
-            parser.add_argument("--robots-txt", dest=name, action=argparse.BooleanOptionalAction, default=None,
-                                help="write the Sitemap: line into robots.txt (default: only when the base URL is a host root)")
-        elif kind == "int":
-            parser.add_argument(_flag(name), dest=name, type=int)
-        elif name == "priority":
-            parser.add_argument(_flag(name), dest=name, type=float)
-        else:
-            parser.add_argument(_flag(name), dest=name)
-
-
-_BUILD_OPTIONS = tuple(f.name for f in dataclasses.fields(Options) if f.name != "base_url")
+# Which options each command honours, by their Options names; everything about a
+# flag (its type, help, allowed values and default) comes from the declaration,
+# Options.specs(). A flag of an option the command does not honour is refused.
+_BUILD_OPTIONS = tuple(spec.name for spec in Options.specs())
 _GENERATE_OPTIONS = ("filename", "format", "gzip", "max_urls", "max_bytes", "max_sitemaps", "changefreq",
                      "priority", "schema_location", "stylesheet", "stylesheet_template", "gzip_copy", "robots_txt",
                      "report_file", "verbose")
+_COMMAND_OPTIONS = {"build": _BUILD_OPTIONS, "generate": _GENERATE_OPTIONS}
+
+
+def _add_option_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], *, base_url_required: bool = True) -> None:
+    """One flag per option, named as the option (``max_bytes`` -> ``--max-bytes``),
+    so the command line and the adapters share one vocabulary."""
+    parser.add_argument("--base-url", required=base_url_required, help="absolute http(s) URL the folder is published at"
+                        + ("" if base_url_required else " (default with --config: its site_url)"))
+    group = parser.add_argument_group("options (the same names in mkdocs.yml, SITEMAPKIT and sitemapkit_* in conf.py)")
+    specs = {spec.name: spec for spec in Options.specs()}
+    for name in names:
+        spec = specs[name]
+        # argparse formats help with %: a literal one is written %%.
+        text = spec.help.replace("%", "%%")
+        if spec.kind is tuple:
+            text += "; repeatable"
+        elif spec.kind is not bool and not spec.choices:
+            text += f"; {spec.allowed()}"
+        text += f" (default: {spec.default_text()})"
+        if spec.kind is bool:
+            group.add_argument(_flag(name), dest=name, action=argparse.BooleanOptionalAction, default=None, help=text)
+        elif spec.kind is tuple:
+            group.add_argument(_flag(name), dest=name, action="append", metavar="PATTERN", help=text)
+        else:
+            metavar = "{" + ",".join(spec.choices) + "}" if spec.choices else {int: "N", float: "NUMBER"}.get(spec.kind)
+            group.add_argument(_flag(name), dest=name, type=spec.kind, metavar=metavar, help=text)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Errors in one line, as every other sitemapkit error (``--help`` shows the
+    usage). Flags are never abbreviated: each is the option's own name, in every
+    command, and an abbreviation that works today would break when an option is added."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _unknown_arguments(command: str, parser: argparse.ArgumentParser, extra: list[str]) -> str:
+    """One line for what a command does not take: an option another command
+    honours, a mistyped flag (with the closest one), or a stray argument."""
+    first = next((arg for arg in extra if arg.startswith("--")), None)
+    if first is None:
+        return f"unrecognized arguments: {' '.join(extra)}"
+    flag = first.split("=", 1)[0]
+    name = flag[2:].replace("-", "_")
+    declared = {spec.name: spec for spec in Options.specs()}
+    if name.startswith("no_") and name[3:] in declared and declared[name[3:]].kind is bool:
+        name = name[3:]
+    if name in declared:
+        others = [other for other, names in _COMMAND_OPTIONS.items() if name in names and other != command]
+        where = f"; sitemapkit {' and '.join(others)} takes it" if others else ""
+        return f"{flag} is an option sitemapkit {command} does not honour{where}"
+    taken = [option[2:] for action in parser._actions for option in action.option_strings if option.startswith("--")]
+    guess = closest_option(name, [option.replace("-", "_") for option in taken])
+    return f"{flag} is not an option of sitemapkit {command}" + (f"; did you mean {_flag(guess)}?" if guess else "")
 
 
 def _flag_values(args: argparse.Namespace, names: tuple[str, ...]) -> dict:
@@ -150,10 +187,6 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace) -> int:
     from .urllist import generate
 
-    for name in _BUILD_OPTIONS:
-        if name not in _GENERATE_OPTIONS and getattr(args, name, None) is not None:
-            raise ConfigError(name, "is not used by `sitemapkit generate`, which lists the URLs and dates of its "
-                              "input as given and reads no pages")
     options = _options(args, _GENERATE_OPTIONS)
     out = Path(args.out)
     started = time.perf_counter()
@@ -188,7 +221,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="sitemapkit", description="Correct, deterministic sitemaps for static sites.")
+    top = _Parser(prog="sitemapkit", description="Correct, deterministic sitemaps for static sites.")
     top.add_argument("--version", action="version", version=f"sitemapkit {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="{build,generate,check}")
 
@@ -207,17 +240,17 @@ def parser() -> argparse.ArgumentParser:
                        "posts/a/index.html and posts/a.html take the date of posts/a.md, posts/a/index.md, "
                        "posts/a/_index.md (.markdown, .html); other pages keep the other rules")
     _add_option_flags(build, _BUILD_OPTIONS, base_url_required=False)
-    build.set_defaults(run=cmd_build)
+    build.set_defaults(run=cmd_build, parser=build)
 
     gen = sub.add_parser("generate", help="write sitemaps from a URL<TAB>LASTMOD list",
                          description="Stream URLS.tsv (one URL a line, optionally a tab and a W3C date) into "
                          "sitemaps and an index in DIR. The input should be sorted by URL.")
     gen.add_argument("--input", required=True, metavar="URLS.tsv", help="the list ('-' for standard input)")
     gen.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
-    # Every option has its flag here too, so the ones generate has no use for
-    # are refused in one line (cmd_generate), not as unknown.
-    _add_option_flags(gen, _BUILD_OPTIONS)
-    gen.set_defaults(run=cmd_generate)
+    # Only the flags of the options generate honours: any other is refused in one
+    # line that says build takes it (see _unknown_arguments), and --help lists these.
+    _add_option_flags(gen, _GENERATE_OPTIONS)
+    gen.set_defaults(run=cmd_generate, parser=gen)
 
     check = sub.add_parser("check", help="check a site's existing sitemaps",
                            description="Check the sitemaps of SITE_DIR (any generator's): well-formed XML, "
@@ -226,12 +259,14 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--base-url", required=True)
     check.add_argument("--filename", default="sitemap.xml", help="entry point name (default sitemap.xml)")
     check.add_argument("--report-file", help="also write the problems to this file")
-    check.set_defaults(run=cmd_check)
+    check.set_defaults(run=cmd_check, parser=check)
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args, extra = parser().parse_known_args(argv)
+    if extra:
+        args.parser.error(_unknown_arguments(args.command, args.parser, extra))
     try:
         return args.run(args)
     except ConfigError as error:

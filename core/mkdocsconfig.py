@@ -176,12 +176,16 @@ def options_for(config: ProjectConfig, base_url: str | None, flags: dict[str, An
             f"{config.setting('site_url')}: is not set, and a sitemap must list absolute URLs "
             "(set site_url, or pass --base-url)"
         )
+    in_file = dict(config.plugin_options)
+    # A folder in the file is relative to the file, as in the MkDocs adapter.
+    if isinstance(in_file.get("stylesheet_template"), str):
+        in_file["stylesheet_template"] = str(config.config_file.resolve().parent / in_file["stylesheet_template"])
     try:
-        Options.from_mapping(config.plugin_options, base_url=url)
+        Options.from_mapping(in_file, base_url=url)
     except ConfigError as error:
         name = "site_url" if error.option == "base_url" else f"plugins.{PLUGIN_NAME}.{error.option}"
         raise SitemapkitError(f"{config.config_file.name}: {error.for_setting(name)}") from None
-    values = {**config.plugin_options, **flags}
+    values = {**in_file, **flags}
     if isinstance(values.get("exclude"), list):
         values["exclude"] = tuple(values["exclude"])
     return Options(base_url=url, **values)

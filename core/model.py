@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import difflib
+import functools
 import re
-from collections.abc import Mapping
+import types
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 from urllib.parse import urlsplit
 
 from .errors import ConfigError
@@ -38,14 +41,17 @@ MAX_LOC_LENGTH = 2_047
 
 # sitemaps.org/protocol.html, <changefreq>: "Valid values are: always hourly daily
 # weekly monthly yearly never".
-CHANGEFREQ_VALUES = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
+Changefreq = Literal["always", "hourly", "daily", "weekly", "monthly", "yearly", "never"]
+CHANGEFREQ_VALUES: tuple[str, ...] = get_args(Changefreq)
 
 # Error pages static sites write, in any folder (Hugo writes fr/404.html for each
 # language, Material a 404.html from its theme): never content to index.
 ERROR_PAGES = frozenset({"404.html"})
 
-LASTMOD_SOURCES = ("auto", "git", "mtime", "none")
-OUTPUT_FORMATS = ("xml", "txt")
+LastmodSource = Literal["auto", "git", "mtime", "none"]
+LASTMOD_SOURCES: tuple[str, ...] = get_args(LastmodSource)
+OutputFormat = Literal["xml", "txt"]
+OUTPUT_FORMATS: tuple[str, ...] = get_args(OutputFormat)
 
 Lastmod = Union[dt.date, dt.datetime, str, None]
 
@@ -59,74 +65,104 @@ def _check_filename(option: str, name: str, suffixes: tuple[str, ...]) -> None:
         raise ConfigError(option, f"{name!r} must be a file name ending in {' or '.join(suffixes)}")
 
 
+def _option(default: Any, help: str, *, bounds: tuple[float, float] | None = None, values: str = "") -> Any:
+    """One :class:`Options` field with what every tool shows about it (see
+    :class:`OptionSpec`): its help text, and the bounds of a number or, in words,
+    what a free-form value must be. The type and the choices are the annotation's."""
+    return dataclasses.field(default=default, metadata={"help": help, "bounds": bounds, "values": values})
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Options:
     """Everything a user can set. The same names in every adapter.
 
     MkDocs: ``plugins: [sitemapkit: {NAME: value}]``; Pelican: ``SITEMAPKIT = {"NAME":
-    value}``; Sphinx: ``sitemapkit_NAME = value``. The base URL comes from the host
-    tool's own setting (``site_url``, ``SITEURL``, ``html_baseurl``).
+    value}``; Sphinx: ``sitemapkit_NAME = value``; the command line: ``--NAME-IN-KEBAB``.
+    The base URL comes from the host tool's own setting (``site_url``, ``SITEURL``,
+    ``html_baseurl``, ``--base-url``).
+
+    This class is the one declaration of the options: each field's type, default and
+    help text (:func:`_option`) are what the MkDocs config schema, the Sphinx config
+    values, the Pelican key check, the command-line flags and their ``--help`` are
+    made from (:meth:`specs`), so a new field is a new option everywhere at once.
     """
 
     #: Absolute http(s) URL of the folder the sitemap is published in.
     base_url: str
-    #: Name of the entry point file at the output root.
-    filename: str = "sitemap.xml"
-    #: ``xml`` (the default) or ``txt``, the protocol's plain-text form.
-    format: Literal["xml", "txt"] = "xml"
-    #: Write shards as ``.xml.gz`` (the entry point itself stays uncompressed).
-    gzip: bool = False
-    #: Also write a gzip copy of the entry point as ``<filename>.gz`` (for a name
-    #: already submitted to search consoles, such as MkDocs' ``sitemap.xml.gz``).
-    gzip_copy: bool = False
-    #: Most URLs in one sitemap file.
-    max_urls: int = MAX_URLS_PER_SITEMAP
-    #: Most uncompressed bytes in one sitemap or index file.
-    max_bytes: int = DEFAULT_MAX_BYTES
-    #: Most sitemaps one index file lists.
-    max_sitemaps: int = MAX_SITEMAPS_PER_INDEX
-    #: Written on every URL when set; crawlers ignore it, so it is off by default.
-    changefreq: str | None = None
-    #: Written on every URL when set (0.0 to 1.0); off by default for the same reason.
-    priority: float | None = None
-    #: Where page dates come from: ``auto`` (git in a work tree, else mtime), ``git``
-    #: or ``mtime``; a page's own front-matter date wins over each. ``none`` writes
-    #: no lastmod at all, front matter included.
-    lastmod: Literal["auto", "git", "mtime", "none"] = "auto"
-    #: Say why dates are left out (a shallow clone, file times of a checkout) as a
-    #: warning, which fails strict builds (``mkdocs build --strict``, ``sphinx-build
-    #: -W``). False says it as information instead: the build stays green and the
-    #: message is still shown, as git-revision-date-localized's ``strict: false``.
-    lastmod_warnings: bool = True
-    #: Glob patterns (``fnmatch``) matched against each URL's path below ``base_url``.
-    exclude: tuple[str, ...] = ()
-    #: Write the ``Sitemap:`` line into robots.txt. ``None`` (the default): only when
-    #: ``base_url`` is a host root, the one place crawlers read robots.txt from.
-    robots_txt: bool | None = None
-    #: Add the ``xsi:schemaLocation`` header the protocol shows for validation.
-    schema_location: bool = False
-    #: Write an XSL stylesheet (and a CSS fallback) beside the sitemaps so browsers
-    #: show a sortable table.
-    stylesheet: bool = False
-    #: A folder holding your own ``sitemap.xsl.j2`` / ``sitemap.css.j2`` (Jinja2;
-    #: they may ``{% extends "sitemapkit/sitemap.xsl.j2" %}``). Adapters resolve a
-    #: relative folder against the tool's configuration file.
-    stylesheet_template: str | None = None
-    #: Leave out pages whose robots meta says ``noindex``.
-    check_noindex: bool = True
-    #: Leave out pages whose ``<link rel="canonical">`` names another URL.
-    check_canonical: bool = True
-    #: Leave out meta-refresh redirect stubs.
-    check_redirects: bool = True
-    #: Leave out URLs the site's own robots.txt disallows for ``User-agent: *``.
-    check_robots_rules: bool = True
-    #: hreflang of the version also announced as ``x-default`` in alternates groups.
-    x_default: str | None = None
-    #: Also write the build report (every excluded URL and why) to this file name
-    #: in the output folder.
-    report_file: str | None = None
-    #: List every excluded URL with its reason in the log, not only the counts.
-    verbose: bool = False
+    filename: str = _option(
+        "sitemap.xml",
+        "the entry point file at the output root",
+        values="a plain file name ending in .xml (.txt when format is txt)",
+    )
+    format: OutputFormat = _option("xml", "xml, or txt for the protocol's plain-text form")
+    gzip: bool = _option(False, "write shards as .xml.gz (the entry point itself stays uncompressed)")
+    gzip_copy: bool = _option(
+        False,
+        "also write a gzip copy of the entry point as <filename>.gz, for a name already "
+        "submitted to search consoles (such as MkDocs' sitemap.xml.gz)",
+    )
+    max_urls: int = _option(
+        MAX_URLS_PER_SITEMAP,
+        "most URLs in one sitemap file (the protocol's limit: lower it, never raise it)",
+        bounds=(1, MAX_URLS_PER_SITEMAP),
+    )
+    max_bytes: int = _option(
+        DEFAULT_MAX_BYTES,
+        "most uncompressed bytes in one sitemap or index file: 10 MiB, accepted by every "
+        "crawler; at most 50 MiB, the protocol's ceiling",
+        bounds=(1_024, MAX_BYTES_CEILING),
+    )
+    max_sitemaps: int = _option(
+        MAX_SITEMAPS_PER_INDEX, "most sitemaps one index file lists", bounds=(1, MAX_SITEMAPS_PER_INDEX)
+    )
+    changefreq: Changefreq | None = _option(None, "written on every URL when set (crawlers ignore it)")
+    priority: float | None = _option(None, "written on every URL when set (crawlers ignore it)", bounds=(0.0, 1.0))
+    lastmod: LastmodSource = _option(
+        "auto",
+        "where page dates come from: auto (git in a work tree, else file times), git, mtime, "
+        "or none (no dates at all); a page's own metadata date wins over git and mtime",
+    )
+    lastmod_warnings: bool = _option(
+        True,
+        "say why dates are left out (a shallow clone, the file times of a checkout) as a warning, "
+        "which fails strict builds; false says it as information, so the build stays green",
+    )
+    exclude: tuple[str, ...] = _option(
+        (),
+        "glob patterns (fnmatch) matched against each URL's path below the base URL",
+        values="a list of glob patterns",
+    )
+    robots_txt: bool | None = _option(
+        None,
+        "write the Sitemap: line into robots.txt; unset: only when the base URL is a host "
+        "root, the one place crawlers read robots.txt from",
+    )
+    schema_location: bool = _option(False, "add the xsi:schemaLocation header the protocol shows, for validators")
+    stylesheet: bool = _option(
+        False, "write an XSL stylesheet (and a CSS fallback) beside the sitemaps, so browsers show a sortable table"
+    )
+    stylesheet_template: str | None = _option(
+        None,
+        "a folder with your own sitemap.xsl.j2 / sitemap.css.j2 (Jinja2; they may extend "
+        "sitemapkit/sitemap.xsl.j2); a relative one is read from beside the tool's configuration "
+        "file (on the command line, from the current folder)",
+        values="a folder",
+    )
+    check_noindex: bool = _option(True, "leave out pages whose robots meta says noindex")
+    check_canonical: bool = _option(True, "leave out pages whose canonical link names another URL")
+    check_redirects: bool = _option(True, "leave out meta-refresh redirect stubs")
+    check_robots_rules: bool = _option(True, "leave out URLs the site's own robots.txt disallows for User-agent: *")
+    x_default: str | None = _option(
+        None,
+        "the hreflang of the version also announced as x-default in alternates groups",
+        values="a language tag (such as en, pt-BR or en-x-test)",
+    )
+    report_file: str | None = _option(
+        None,
+        "also write the build report (every excluded URL and why) to this file in the output folder",
+        values="a plain file name ending in .txt or .json",
+    )
+    verbose: bool = _option(False, "list every excluded URL with its reason in the log, not only the counts")
 
     def __post_init__(self) -> None:
         base = self.base_url
@@ -143,48 +179,17 @@ class Options:
             raise ConfigError("base_url", f"{base!r} must not have a query or fragment")
         if any(ord(c) < 0x21 or ord(c) == 0x7F for c in base.strip()):
             raise ConfigError("base_url", f"{base!r} contains spaces or control characters")
-        if self.format not in OUTPUT_FORMATS:
-            raise ConfigError("format", f"{self.format!r} is not one of {', '.join(OUTPUT_FORMATS)}")
+        # Types, choices and bounds, as declared on each field.
+        for spec in self.specs():
+            spec.check(getattr(self, spec.name))
+        object.__setattr__(self, "exclude", tuple(self.exclude))
         default_name = "sitemap.xml" if self.format == "xml" else "sitemap.txt"
         if self.format == "txt" and self.filename == "sitemap.xml":
             object.__setattr__(self, "filename", default_name)
         _check_filename("filename", self.filename, (".xml",) if self.format == "xml" else (".txt",))
-        for name in ("max_urls", "max_sitemaps"):
-            value = getattr(self, name)
-            if not _is_int(value) or not 1 <= value <= MAX_URLS_PER_SITEMAP:
-                raise ConfigError(name, f"{value!r} must be a whole number from 1 to {MAX_URLS_PER_SITEMAP:,}")
-        if not _is_int(self.max_bytes) or not 1_024 <= self.max_bytes <= MAX_BYTES_CEILING:
-            raise ConfigError(
-                "max_bytes",
-                f"{self.max_bytes!r} must be a whole number from 1,024 to {MAX_BYTES_CEILING:,} "
-                "(50 MiB, the protocol's ceiling)",
-            )
-        if self.changefreq is not None and self.changefreq not in CHANGEFREQ_VALUES:
-            raise ConfigError("changefreq", f"{self.changefreq!r} is not one of {', '.join(CHANGEFREQ_VALUES)}")
-        if self.priority is not None and (
-            isinstance(self.priority, bool)
-            or not isinstance(self.priority, (int, float))
-            or not 0.0 <= self.priority <= 1.0
-        ):
-            raise ConfigError("priority", f"{self.priority!r} must be a number from 0.0 to 1.0")
-        if self.lastmod not in LASTMOD_SOURCES:
-            raise ConfigError("lastmod", f"{self.lastmod!r} is not one of {', '.join(LASTMOD_SOURCES)}")
-        if isinstance(self.exclude, str) or not all(isinstance(p, str) for p in self.exclude):
-            raise ConfigError("exclude", f"{self.exclude!r} must be a list of glob patterns")
-        object.__setattr__(self, "exclude", tuple(self.exclude))
-        for name in (
-            "gzip", "gzip_copy", "schema_location", "stylesheet", "check_noindex", "check_canonical",
-            "check_redirects", "check_robots_rules", "verbose", "lastmod_warnings",
-        ):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(name, f"{getattr(self, name)!r} must be true or false")
-        if self.robots_txt is not None and not isinstance(self.robots_txt, bool):
-            raise ConfigError("robots_txt", f"{self.robots_txt!r} must be true, false or unset")
         if self.x_default is not None and language_tag(self.x_default) is None:
             raise ConfigError("x_default", f"{self.x_default!r} is not a language tag (such as en, pt-BR or en-x-test)")
-        if self.stylesheet_template is not None and (
-            not isinstance(self.stylesheet_template, str) or not Path(self.stylesheet_template).is_dir()
-        ):
+        if self.stylesheet_template is not None and not Path(self.stylesheet_template).is_dir():
             raise ConfigError("stylesheet_template", f"{self.stylesheet_template!r} is not a folder")
         if self.report_file is not None:
             _check_filename("report_file", self.report_file, (".txt", ".json"))
@@ -218,20 +223,156 @@ class Options:
         return tuple(f.name for f in dataclasses.fields(cls))
 
     @classmethod
+    def specs(cls) -> tuple[OptionSpec, ...]:
+        """Every option a user sets by name, in declaration order (all fields but
+        ``base_url``, which comes from the host tool's own setting)."""
+        return _specs()
+
+    @classmethod
     def from_mapping(cls, settings: Mapping[str, Any], *, base_url: str) -> Options:
         """Options from a user's mapping of option names, as adapters receive them.
 
-        Unknown names raise :class:`ConfigError` naming the key; ``base_url`` comes
-        from the host tool's own setting, never from the mapping.
+        Unknown names raise :class:`ConfigError` naming the key (see
+        :func:`unknown_option`); ``base_url`` comes from the host tool's own setting,
+        never from the mapping.
         """
-        known = set(cls.field_names()) - {"base_url"}
+        known = {spec.name for spec in cls.specs()}
         for key in settings:
             if key not in known:
-                raise ConfigError(str(key), f"is not a sitemapkit option (known: {', '.join(sorted(known))})")
+                raise unknown_option(str(key))
         values = dict(settings)
         if "exclude" in values and isinstance(values["exclude"], list):
             values["exclude"] = tuple(values["exclude"])
         return cls(base_url=base_url, **values)
+
+
+@dataclasses.dataclass(frozen=True)
+class OptionSpec:
+    """One option as every tool declares and documents it, read off its
+    :class:`Options` field (see :meth:`Options.specs`)."""
+
+    name: str
+    #: ``bool``, ``int``, ``float``, ``str``, or ``tuple`` (a list of strings).
+    kind: type
+    default: Any
+    #: What the option does, one sentence in lower case.
+    help: str
+    #: None is allowed too: unset, the core decides (``help`` says how).
+    optional: bool = False
+    #: A choice's allowed values (from its ``Literal`` annotation).
+    choices: tuple[str, ...] = ()
+    #: The smallest and largest allowed number.
+    bounds: tuple[float, float] | None = None
+    #: What a free-form value must be, in words (a file name, a folder).
+    values: str = ""
+
+    def allowed(self) -> str:
+        """The allowed values in words: ``one of xml, txt``, ``a whole number from 1 to 50,000``."""
+        if self.kind is bool:
+            return "true, false or unset" if self.optional else "true or false"
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        if self.bounds is not None:
+            low, high = self.bounds
+            if self.kind is int:
+                return f"a whole number from {low:,} to {high:,}"
+            return f"a number from {low} to {high}"
+        return self.values or f"a {self.kind.__name__}"
+
+    def default_text(self) -> str:
+        """The default as a user writes it: ``false``, ``50000``, ``[]``, ``unset``."""
+        if self.default is None:
+            return "unset"
+        if isinstance(self.default, bool):
+            return str(self.default).lower()
+        if isinstance(self.default, tuple):
+            return "[]" if not self.default else str(list(self.default))
+        return str(self.default)
+
+    def check(self, value: Any) -> None:
+        """Raise :class:`ConfigError` unless ``value`` is of this option's type and,
+        for a choice or a number, within its allowed values."""
+        if value is None and self.optional:
+            return
+        if self.choices:
+            if value not in self.choices:
+                raise ConfigError(self.name, f"{value!r} is not one of {', '.join(self.choices)}")
+            return
+        if self.kind is bool:
+            ok = isinstance(value, bool)
+        elif self.kind is int:
+            ok = _is_int(value)
+        elif self.kind is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        elif self.kind is tuple:
+            ok = isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value)
+        else:
+            ok = isinstance(value, self.kind)
+        if ok and self.bounds is not None:
+            ok = self.bounds[0] <= value <= self.bounds[1]
+        if not ok:
+            # "5 is not a folder", "'a' is not a list of glob patterns"; "must be" a number or true/false.
+            verb = "is not" if self.values else "must be"
+            raise ConfigError(self.name, f"{value!r} {verb} {self.allowed()}")
+
+
+@functools.cache
+def _specs() -> tuple[OptionSpec, ...]:
+    hints = get_type_hints(Options)
+    specs = []
+    for field in dataclasses.fields(Options):
+        if field.name == "base_url":
+            continue
+        kind, optional = hints[field.name], False
+        if get_origin(kind) in (Union, types.UnionType) and type(None) in get_args(kind):
+            optional = True
+            (kind,) = [arg for arg in get_args(kind) if arg is not type(None)]
+        choices: tuple[str, ...] = ()
+        if get_origin(kind) is Literal:
+            kind, choices = str, get_args(kind)
+        kind = get_origin(kind) or kind  # tuple[str, ...] -> tuple
+        specs.append(
+            OptionSpec(
+                field.name, kind, field.default, field.metadata["help"], optional=optional, choices=choices,
+                bounds=field.metadata["bounds"], values=field.metadata["values"],
+            )
+        )
+    return tuple(specs)
+
+
+def closest_option(name: str, known: Iterable[str]) -> str | None:
+    """The known name a mistyped one most likely meant (``maxbytes``, ``max-bytes``,
+    ``MAX_BYTES`` -> ``max_bytes``), or None when none is close."""
+    normal = name.strip().lower().replace("-", "_")
+    known = list(known)
+    if normal in known:
+        return normal
+    matches = difflib.get_close_matches(normal, known, n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def unknown_option(
+    name: str,
+    *,
+    spelled: Callable[[str], str] = repr,
+    extra: Iterable[str] = (),
+    base_url_from: str = "",
+) -> ConfigError:
+    """The error for a setting that names no option, the same in every tool.
+
+    ``option`` is ``name`` as the user wrote it (adapters name the setting with
+    :meth:`ConfigError.for_setting`); the problem suggests the closest option,
+    ``spelled`` as that tool spells an option's setting (``'max_bytes'``,
+    ``sitemapkit_max_bytes``, ``--max-bytes``), else lists them all. ``extra``: an
+    adapter's own names; ``base_url_from``: the host setting the base URL comes from.
+    """
+    if base_url_from and name.strip().lower().replace("-", "_") == "base_url":
+        return ConfigError(name, f"the base URL comes from {base_url_from}; set that instead")
+    known = sorted([*(spec.name for spec in Options.specs()), *extra])
+    guess = closest_option(name, known)
+    if guess is not None:
+        return ConfigError(name, f"is not a sitemapkit option; did you mean {spelled(guess)}?")
+    return ConfigError(name, f"is not a sitemapkit option (known: {', '.join(map(spelled, known))})")
 
 
 def _is_int(value: object) -> bool:

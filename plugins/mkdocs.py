@@ -39,11 +39,13 @@ from sitemapkit import (
     FRONT_MATTER_DATE_ADVICE,
     ConfigError,
     Options,
+    OptionSpec,
     Page,
     SitemapkitError,
     build_site,
     front_matter_lastmod,
     front_matter_listed,
+    unknown_option,
 )
 
 if TYPE_CHECKING:
@@ -54,37 +56,26 @@ if TYPE_CHECKING:
 log = get_plugin_logger(__name__)
 
 
-class SitemapkitConfig(base.Config):
-    """The core's options, under the core's names.
+def _config_option(spec: OptionSpec) -> c.BaseConfigOption:
+    """MkDocs' type check for one option. Unset (``None``) means the core's default,
+    and the core checks the values, so the defaults and the rules live in one place
+    (``sitemapkit.Options``) for every adapter."""
+    if spec.kind is tuple:
+        return c.ListOfItems(c.Type(str), default=[])
+    return c.Optional(c.Type((int, float) if spec.kind is float else spec.kind))
 
-    Unset (``None``) means the core's default, so the defaults live in one place
-    (``sitemapkit.Options``) for every adapter.
-    """
 
-    filename = c.Optional(c.Type(str))
-    format = c.Optional(c.Type(str))
-    gzip = c.Optional(c.Type(bool))
-    #: Also write ``sitemap.xml.gz``, for search consoles that were given MkDocs' own.
-    gzip_copy = c.Optional(c.Type(bool))
-    max_urls = c.Optional(c.Type(int))
-    max_bytes = c.Optional(c.Type(int))
-    max_sitemaps = c.Optional(c.Type(int))
-    changefreq = c.Optional(c.Type(str))
-    priority = c.Optional(c.Type((int, float)))
-    lastmod = c.Optional(c.Type(str))
-    #: false: say why dates are left out as information, so --strict stays green.
-    lastmod_warnings = c.Optional(c.Type(bool))
-    exclude = c.ListOfItems(c.Type(str), default=[])
-    robots_txt = c.Optional(c.Type(bool))
-    schema_location = c.Optional(c.Type(bool))
-    stylesheet = c.Optional(c.Type(bool))
-    check_noindex = c.Optional(c.Type(bool))
-    check_canonical = c.Optional(c.Type(bool))
-    check_redirects = c.Optional(c.Type(bool))
-    check_robots_rules = c.Optional(c.Type(bool))
-    x_default = c.Optional(c.Type(str))
-    report_file = c.Optional(c.Type(str))
-    verbose = c.Optional(c.Type(bool))
+# The core's options, under the core's names, made from their one declaration: a
+# new option is a mkdocs.yml key at once.
+SitemapkitConfig = type(
+    "SitemapkitConfig",
+    (base.Config,),
+    {
+        "__module__": __name__,
+        "__doc__": "The plugin's options in mkdocs.yml: sitemapkit.Options' own, by name.",
+        **{spec.name: _config_option(spec) for spec in Options.specs()},
+    },
+)
 
 
 class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
@@ -101,6 +92,19 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.previewing = command == "serve"
+
+    def load_config(self, options: dict[str, Any], config_file_path: str | None = None):
+        """MkDocs only warns of a key its schema lacks (an error only under
+        ``--strict``); a mistyped option is an error here, as in every tool, named
+        and with the closest option, in MkDocs' own form: ``Config value 'plugins':
+        Plugin 'sitemapkit' option 'max_byte': ... did you mean 'max_bytes'?``."""
+        errors, warnings = super().load_config(options, config_file_path)
+        known = {name for name, _ in self.config_scheme}
+        unknown = [key for key in options if key not in known]
+        for key in unknown:
+            errors.append((key, base.ValidationError(unknown_option(str(key), base_url_from="site_url").problem)))
+        warnings = [w for w in warnings if not (isinstance(w, tuple) and w[0] in unknown)]
+        return errors, warnings
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         # MkDocs' sitemap.xml gives every page the build date as lastmod; ours replaces
@@ -126,6 +130,10 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
             for name, _ in self.config_scheme
             if self.config[name] is not None and self.config[name] != []
         }
+        # A folder in mkdocs.yml is relative to mkdocs.yml, as MkDocs' own paths are.
+        template = settings.get("stylesheet_template")
+        if isinstance(template, str) and config.config_file_path:
+            settings["stylesheet_template"] = os.path.join(os.path.dirname(config.config_file_path), template)
         try:
             self.options = Options.from_mapping(settings, base_url=site_url)
         except ConfigError as error:

@@ -73,7 +73,7 @@ from urllib.parse import urlsplit
 from pelican import signals
 
 import sitemapkit
-from sitemapkit import ERROR_PAGES, ConfigError, Options, Page, SitemapkitError, encode_path
+from sitemapkit import ERROR_PAGES, ConfigError, Options, Page, SitemapkitError, encode_path, unknown_option
 
 # After the pelican import: pelican.log makes every logger created from then on one
 # that honours --fatal and LOG_FILTER.
@@ -246,15 +246,11 @@ def read_options(settings: dict[str, Any]) -> tuple[Options | None, dict[str, bo
         raise SitemapkitConfigError(SETTING, f"must be a dict of sitemapkit options, not {type(user).__name__}")
     user = dict(user)
     kinds = _read_kinds(user.pop(KINDS_KEY, None))
-    known = set(Options.field_names()) - {"base_url"}
+    known = {spec.name for spec in Options.specs()}
     for key in user:
-        if key == "base_url":
-            raise SitemapkitConfigError(f"{SETTING}[{key!r}]", "the base URL comes from SITEURL; set that instead")
         if key not in known:
-            raise SitemapkitConfigError(
-                f"{SETTING}[{key!r}]",
-                f"is not a sitemapkit option (known: {', '.join(sorted(known | {KINDS_KEY}))})",
-            )
+            error = unknown_option(str(key), extra=[KINDS_KEY], base_url_from="SITEURL")
+            raise SitemapkitConfigError(f"{SETTING}[{key!r}]", error.problem)
     site_url = str(settings.get("SITEURL") or "").strip()
     # Empty, "/blog" or "//example.org": the development settings, no sitemap.
     base_url = site_url if urlsplit(site_url).scheme else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -22,33 +23,22 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# The core's option names, each declared as ``sitemapkit_<name>`` with the types a
-# conf.py value may have; the defaults are the core's own.
-OPTION_TYPES: dict[str, frozenset[type]] = {
-    "filename": frozenset({str}),
-    "format": frozenset({str}),
-    "gzip": frozenset({bool}),
-    "gzip_copy": frozenset({bool}),
-    "max_urls": frozenset({int}),
-    "max_bytes": frozenset({int}),
-    "max_sitemaps": frozenset({int}),
-    "changefreq": frozenset({str, type(None)}),
-    "priority": frozenset({float, int, type(None)}),
-    "lastmod": frozenset({str}),
-    "lastmod_warnings": frozenset({bool}),
-    "exclude": frozenset({list, tuple}),
-    "robots_txt": frozenset({bool, type(None)}),
-    "schema_location": frozenset({bool}),
-    "stylesheet": frozenset({bool}),
-    "stylesheet_template": frozenset({str, type(None)}),
-    "check_noindex": frozenset({bool}),
-    "check_canonical": frozenset({bool}),
-    "check_redirects": frozenset({bool}),
-    "check_robots_rules": frozenset({bool}),
-    "x_default": frozenset({str, type(None)}),
-    "report_file": frozenset({str, type(None)}),
-    "verbose": frozenset({bool}),
+# The core's options, each a ``sitemapkit_<name>`` config value with the types a
+# conf.py value may have, made from their one declaration (sitemapkit.Options): a
+# new option is a conf.py setting at once. The defaults are the core's own.
+_KIND_TYPES: dict[type, frozenset[type]] = {
+    bool: frozenset({bool}),
+    int: frozenset({int}),
+    float: frozenset({float, int}),
+    str: frozenset({str}),
+    tuple: frozenset({list, tuple}),
 }
+OPTION_TYPES: dict[str, frozenset[type]] = {
+    spec.name: _KIND_TYPES[spec.kind] | ({type(None)} if spec.optional else set())
+    for spec in sitemapkit.Options.specs()
+}
+# This adapter's own config values, beside the core's.
+OWN_SETTINGS = frozenset({"sitemapkit_languages"})
 
 BUILDERS = frozenset({"html", "dirhtml"})
 # File-wide metadata ``:sitemap: false`` keeps a document out of the sitemap.
@@ -288,6 +278,24 @@ def _translate(error: sitemapkit.SitemapkitError) -> SitemapkitSphinxError:
     return SitemapkitSphinxError(str(error))
 
 
+def _check_names(config: Config) -> None:
+    """A ``sitemapkit_*`` name in conf.py (or ``-D``) that is no setting stops the
+    build, naming it, as a mistyped option does in every tool; Sphinx itself keeps
+    quiet about unknown names in conf.py."""
+    known = {f"sitemapkit_{name}" for name in OPTION_TYPES} | OWN_SETTINGS
+    # conf.py's names, and those given with -D (Sphinx only warns of these).
+    written = [*getattr(config, "_raw_config", {}), *getattr(config, "overrides", {})]
+    unknown = sorted({name for name in written if name.startswith("sitemapkit_") and name not in known})
+    if unknown:
+        error = sitemapkit.unknown_option(
+            unknown[0].removeprefix("sitemapkit_"),
+            spelled=lambda option: f"sitemapkit_{option}",
+            extra=[name.removeprefix("sitemapkit_") for name in OWN_SETTINGS],
+            base_url_from="html_baseurl",
+        )
+        raise SitemapkitSphinxError(error.for_setting(unknown[0]))
+
+
 def _stop(error: SitemapkitSphinxError) -> NoReturn:
     """Stop the build with one error line naming the setting, and exit status 2.
 
@@ -303,6 +311,10 @@ def _stop(error: SitemapkitSphinxError) -> NoReturn:
 
 
 def check_config(app: Sphinx) -> None:
+    try:
+        _check_names(app.config)
+    except SitemapkitSphinxError as error:
+        _stop(error)
     if app.builder.name not in BUILDERS:
         return
     why = _why_no_sitemap(app.config)
@@ -340,11 +352,12 @@ def write_sitemap(app: Sphinx, exception: BaseException | None) -> None:
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("sphinx.builders.html")
-    defaults = {field.name: field.default for field in dataclasses.fields(sitemapkit.Options)}
-    for name, types in OPTION_TYPES.items():
+    described = "description" in inspect.signature(app.add_config_value).parameters
+    for spec in sitemapkit.Options.specs():
         # A list default, as Sphinx expects, lets ``-D sitemapkit_exclude=a,b`` work.
-        default = list(defaults[name]) if isinstance(defaults[name], tuple) else defaults[name]
-        app.add_config_value(f"sitemapkit_{name}", default, "", types=types)
+        default = list(spec.default) if isinstance(spec.default, tuple) else spec.default
+        help = {"description": f"{spec.help}; {spec.allowed()}"} if described else {}
+        app.add_config_value(f"sitemapkit_{spec.name}", default, "", types=OPTION_TYPES[spec.name], **help)
     app.add_config_value("sitemapkit_languages", [], "", types=frozenset({list, tuple}))
     app.connect("builder-inited", check_config)
     app.connect("html-page-context", record_rendered_page)

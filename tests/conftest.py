@@ -6,6 +6,7 @@ This file is loaded in every test environment, so it imports no site generator.
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,10 @@ from sitemapkit.languages import LANGUAGE_TAG
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-# The sitemaps.org schemas live beside the repository (../shared/schemas), never in it.
-SCHEMAS = ROOT.parent / "shared" / "schemas"
+# The sitemaps.org schemas live beside the repository (../shared/schemas), never in
+# it. SITEMAPKIT_TEST_SCHEMAS names another folder (tests/core/test_schemas.py
+# names a missing one, to show how missing schemas are reported).
+SCHEMAS = Path(os.environ.get("SITEMAPKIT_TEST_SCHEMAS") or ROOT.parent / "shared" / "schemas")
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 
@@ -29,10 +32,16 @@ SCHEMAS_MISSING = (
 )
 
 
+# Schema checks assert_valid could not make in the test now running. A test that
+# passes without making all of them is reported as skipped, naming how many and
+# why (see pytest_runtest_makereport): never passed silently.
+schema_checks_skipped = 0
+
+
 def _schema(name: str):
-    """The schema, or None when the schemas folder is missing: then only the
-    schema part of a check is left out (tests/core/test_schemas.py reports the
-    skip once, with the reason); every other assertion still runs."""
+    """The schema, or None when the schemas folder is missing: then the schema part
+    of a check is left out and counted, every other assertion still runs, and the
+    test is reported as skipped unless one of those fails."""
     from lxml import etree
 
     if not (SCHEMAS / name).exists():
@@ -105,7 +114,9 @@ def assert_valid(path_or_bytes) -> None:
     else:
         schema = _schema("sitemap.xsd" if local == "urlset" else "siteindex.xsd")
     if schema is None:
-        return  # well-formed, at least; the schema check is skipped (SCHEMAS_MISSING)
+        global schema_checks_skipped
+        schema_checks_skipped += 1  # well-formed, at least; reported as skipped
+        return
     if not schema.validate(root):
         raise AssertionError(f"not valid against the sitemaps.org schema: {schema.error_log}")
 
@@ -185,6 +196,63 @@ def schemas_dir() -> Path:
     if not SCHEMAS.exists():
         pytest.skip(SCHEMAS_MISSING)
     return SCHEMAS
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A test that passed without making each of its schema checks is reported as
+    skipped, with the count and the reason; one that failed stays failed."""
+    outcome = yield
+    if call.when not in ("setup", "call"):
+        return
+    # Tests import these helpers as `conftest` (pythonpath), while pytest may load
+    # this file under another name (tests.conftest): the count is kept in the
+    # module the tests import.
+    import conftest as helpers
+
+    skipped, helpers.schema_checks_skipped = helpers.schema_checks_skipped, 0
+    report = outcome.get_result()
+    if call.when == "call" and skipped and report.passed:
+        path, line, _ = item.reportinfo()
+        checks = f"{skipped} schema check{'s' if skipped != 1 else ''}"
+        report.outcome = "skipped"
+        report.longrepr = (str(path), (line or 0) + 1, f"Skipped: {checks} not made ({SCHEMAS_MISSING})")
+
+
+def option_samples(folder: Path) -> dict[str, object]:
+    """A valid value for every declared option, none its default, as a user sets
+    them in any tool (lists as lists); ``folder`` is an existing folder, for the
+    options that name one. Adapters' parity tests set them all and expect exactly
+    these in the Options their adapter makes."""
+    from sitemapkit import Options
+
+    # Options whose values are free-form text: a new one fails here until it has a sample.
+    text = {"filename": "site-map", "stylesheet_template": str(folder), "x_default": "en",
+            "report_file": "sitemap-report.txt"}
+    samples: dict[str, object] = {}
+    for spec in Options.specs():
+        if spec.choices:
+            samples[spec.name] = next(c for c in reversed(spec.choices) if c != spec.default)
+        elif spec.kind is bool:
+            samples[spec.name] = not spec.default
+        elif spec.kind is int:
+            samples[spec.name] = int(spec.bounds[0]) + 1 if spec.bounds else 1
+        elif spec.kind is float:
+            samples[spec.name] = (spec.bounds[0] + spec.bounds[1]) / 2 if spec.bounds else 0.5
+        elif spec.kind is tuple:
+            samples[spec.name] = ["drafts/*", "*.pdf"]
+        else:
+            samples[spec.name] = text[spec.name]
+    # The entry point's name ends as its format says.
+    samples["filename"] = f"{samples['filename']}.{samples['format']}"
+    return samples
+
+
+def options_with(samples: dict[str, object], base_url: str):
+    """The Options the samples stand for."""
+    from sitemapkit import Options
+
+    return Options(base_url=base_url, **{k: tuple(v) if isinstance(v, list) else v for k, v in samples.items()})
 
 
 def report_exclusions(report_text: str) -> dict[str, str]:

@@ -54,14 +54,6 @@ def test_bad_option_names_it_and_writes_nothing(project, options, named):
     assert not project.site.exists()
 
 
-def test_unknown_option_fails_strict(project):
-    project.configure(sitemapkit={"max_byte": 2048})
-    result = project.cli("build", "--strict")
-    assert result.returncode != 0
-    assert "max_byte" in result.stderr
-    assert "Traceback" not in result.stderr
-
-
 def test_missing_site_url_warns_and_writes_no_sitemap(project, caplog):
     project.configure(drop=("site_url",))
     with caplog.at_level(logging.WARNING):

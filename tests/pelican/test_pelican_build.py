@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from conftest import assert_every_page_accounted, sitemap_entries
+from sitemapkit import Options
+from conftest import assert_every_page_accounted, option_samples, options_with, sitemap_entries
 
 from .conftest import FIRST_COMMIT, FIXTURE, git
 
@@ -321,7 +322,9 @@ def test_unreadable_sitemap_metadata_is_a_warning(site, caplog):
     ("settings", "message"),
     [
         ({"SITEMAPKIT": {"max_bytes": 5}}, "SITEMAPKIT['max_bytes']: 5 must be a whole number from 1,024"),
-        ({"SITEMAPKIT": {"maxbytes": 5}}, "SITEMAPKIT['maxbytes']: is not a sitemapkit option (known: "),
+        ({"SITEMAPKIT": {"maxbytes": 5}}, "SITEMAPKIT['maxbytes']: is not a sitemapkit option; did you mean 'max_bytes'?"),
+        ({"SITEMAPKIT": {"pelican_kind": {}}}, "SITEMAPKIT['pelican_kind']: is not a sitemapkit option; did you mean 'pelican_kinds'?"),
+        ({"SITEMAPKIT": {"zzz": 5}}, "SITEMAPKIT['zzz']: is not a sitemapkit option (known: 'changefreq', "),
         ({"SITEMAPKIT": {"base_url": "https://example.org"}}, "SITEMAPKIT['base_url']: the base URL comes from SITEURL"),
         ({"SITEMAPKIT": {"changefreq": "sometimes"}}, "SITEMAPKIT['changefreq']: 'sometimes' is not one of"),
         ({"SITEMAPKIT": {"pelican_kinds": {"tag": False}}}, "SITEMAPKIT['pelican_kinds']: 'tag' is not a kind of page"),
@@ -341,6 +344,31 @@ def test_a_bad_setting_stops_the_build_naming_it(site, settings, message):
     assert isinstance(raised.value, sitemapkit.ConfigError)
     # Checked before Pelican writes anything.
     assert not site.output.exists() or not any(site.output.iterdir())
+
+
+def _pelican_settings(**override):
+    from pelican.settings import read_settings
+
+    return read_settings(override={"SITEURL": BASE, "PLUGINS": ["sitemapkit.plugins.pelican"], **override})
+
+
+def test_the_sitemapkit_keys_are_the_declared_options_with_their_defaults(tmp_path):
+    from sitemapkit.plugins.pelican import read_options
+
+    settings = _pelican_settings()
+    assert read_options(settings)[0] == Options(base_url=settings["SITEURL"])
+    samples = option_samples(tmp_path)
+    settings = _pelican_settings(SITEMAPKIT=samples)
+    assert read_options(settings)[0] == options_with(samples, settings["SITEURL"])
+
+
+@pytest.mark.parametrize("spec", Options.specs(), ids=lambda spec: spec.name)
+def test_a_value_of_another_type_is_refused_naming_the_key(spec):
+    from sitemapkit.plugins.pelican import SitemapkitConfigError, read_options
+
+    wrong = {bool: "yes", int: "many", float: "high", str: 5, tuple: "drafts/*"}
+    with pytest.raises(SitemapkitConfigError, match=rf"^SITEMAPKIT\['{spec.name}'\]: "):
+        read_options(_pelican_settings(SITEMAPKIT={spec.name: wrong[spec.kind]}))
 
 
 def test_a_bad_setting_fails_even_without_siteurl(site):
@@ -402,11 +430,18 @@ def test_lastmod_warnings_off_keeps_fatal_warnings_green_and_still_says_why(site
 # ---- the command line: messages, exit status, --fatal ---------------------------------
 
 
-def test_cli_bad_setting_message_without_traceback(site):
-    result = site.cli("-e", 'SITEMAPKIT={"max_bytes": 5}')
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ('SITEMAPKIT={"max_bytes": 5}', "SITEMAPKIT['max_bytes']: 5 must be a whole number"),
+        ('SITEMAPKIT={"maxbytes": 5}', "SITEMAPKIT['maxbytes']: is not a sitemapkit option; did you mean 'max_bytes'?"),
+    ],
+)
+def test_cli_bad_setting_message_without_traceback(site, setting, message):
+    result = site.cli("-e", setting)
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "SitemapkitConfigError: SITEMAPKIT['max_bytes']: 5 must be a whole number" in output, output
+    assert f"SitemapkitConfigError: {message}" in output, output
     assert "Traceback" not in output, output
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from protego import Protego
 
-from conftest import FIXTURES, assert_every_page_accounted, git, sitemap_entries
+import sitemapkit
+from conftest import FIXTURES, assert_every_page_accounted, git, option_samples, options_with, sitemap_entries
 
 BASE = "https://docs.example.org/"
 # The Sphinx this environment runs (tests/tasks.py tests the oldest allowed and the newest).
@@ -570,11 +571,65 @@ def test_other_builders_write_no_sitemap(project, builder):
     assert not (out / "sitemap.xml").exists()
 
 
-def test_every_core_option_is_a_sphinx_setting():
-    import sitemapkit
+def _app(project: Path, **overrides):
+    """The extension as Sphinx loads it from the fixture's conf.py (in this process,
+    up to builder-inited, where the extension checks its settings)."""
+    from sphinx.application import Sphinx
+
+    out = project / "_build"
+    return Sphinx(str(project), str(project), str(out / "html"), str(out / "doctrees"), "html",
+                  confoverrides=overrides, status=None, warning=None, freshenv=True)
+
+
+def test_every_core_option_is_a_sphinx_setting_with_its_type_default_and_help(project):
     from sitemapkit.plugins.sphinx import OPTION_TYPES
 
-    assert set(OPTION_TYPES) == set(sitemapkit.Options.field_names()) - {"base_url"}
+    specs = {spec.name: spec for spec in sitemapkit.Options.specs()}
+    assert list(OPTION_TYPES) == list(specs)
+    values = _app(project).config.values
+    assert {name for name in values if name.startswith("sitemapkit_")} == {
+        *(f"sitemapkit_{name}" for name in specs), "sitemapkit_languages",
+    }
+    kinds = {bool: {bool}, int: {int}, float: {float, int}, str: {str}, tuple: {list, tuple}}
+    for name, spec in specs.items():
+        value = values[f"sitemapkit_{name}"]
+        assert value.default == (list(spec.default) if isinstance(spec.default, tuple) else spec.default), name
+        assert set(value.valid_types) == kinds[spec.kind] | ({type(None)} if spec.optional else set()), name
+        assert spec.help in value.description, name
+
+
+def test_unset_settings_are_the_declared_defaults(project):
+    from sitemapkit.plugins.sphinx import _options
+
+    assert _options(_app(project)) == sitemapkit.Options(base_url=BASE)
+
+
+def test_every_setting_reaches_the_core_as_written(project, tmp_path):
+    from sitemapkit.plugins.sphinx import _options
+
+    samples = option_samples(tmp_path)
+    app = _app(project, **{f"sitemapkit_{name}": value for name, value in samples.items()})
+    assert _options(app) == options_with(samples, BASE)
+
+
+@pytest.mark.parametrize("builder", ["html", "text"])
+def test_a_mistyped_setting_in_conf_py_stops_the_build_with_the_closest_name(project, builder):
+    with (project / "conf.py").open("a") as conf:
+        conf.write("sitemapkit_maxbytes = 20_000\n")
+    out = project / "_build" / builder
+    result = sphinx_build(project, out, builder=builder)
+    assert_stopped_naming(result, "sitemapkit_maxbytes: is not a sitemapkit option; did you mean sitemapkit_max_bytes?")
+    assert not (out / "index.html").exists() and not (out / "index.txt").exists()
+
+
+def test_a_mistyped_override_stops_the_build_too(project):
+    result = sphinx_build(project, project / "_build" / "html", "-D", "sitemapkit_base_url=https://example.org/")
+    assert result.returncode == 2, result.stderr
+    # After Sphinx's own warning that it ignores the override.
+    assert result.stderr.strip().splitlines()[-1] == (
+        "ERROR: sitemapkit_base_url: the base URL comes from html_baseurl; set that instead"
+    ), result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_pages_extensions_add_follow_exclude_and_survive_incremental_builds(project):
