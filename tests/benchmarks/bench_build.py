@@ -86,7 +86,7 @@ import datetime as dt, os, sys, time
 started = time.perf_counter()
 from sitemapkit import publish
 from sitemapkit.encoder import encode_pages, EncodeResult
-from sitemapkit.model import Options, Page
+from sitemapkit.model import Options, Page, Report
 site, out = sys.argv[1], sys.argv[2]
 flags = os.O_RDONLY
 pages = []
@@ -105,7 +105,9 @@ def walk(folder, prefix):
 walk(site, "")
 pages.sort(key=lambda p: p.loc)
 options = Options(base_url=sys.argv[3], lastmod="mtime")
-publish.write_files(out, encode_pages(pages, options, EncodeResult()))
+with publish.Publication(out, options) as publication:
+    result = EncodeResult()
+    publish.finish(publication, publication.write(encode_pages(pages, options, result)), result, Report())
 print(time.perf_counter() - started)
 """
 
