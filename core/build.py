@@ -12,7 +12,7 @@ import datetime as dt
 import fnmatch
 import operator
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -23,7 +23,7 @@ from .lastmod import resolve_lastmods
 from .model import ERROR_PAGES, Excluded, Notice, Options, Page, Report
 from .robotsrules import RobotsRules
 from .dates import W3C_DATETIME, lastmod_instant, parse_lastmod
-from .encoder import EncodeResult, encode_pages
+from .encoder import EncodeResult, SitemapFile, encode_pages
 from .languages import X_DEFAULT, language_tag
 from .urls import HTML_SUFFIXES, OutOfScope, Scope, comparable_url, encode_path, file_spelling, path_of_file
 
@@ -49,11 +49,7 @@ def build_site(
 
 
 def _build(pages: Iterable[Page], options: Options, publication: publish.Publication, page_dates: str | None) -> Report:
-    report = Report()
-    scope = Scope(options.base_url)
-    robots_text = publication.robots_text
-    rules = RobotsRules.from_text(robots_text) if options.check_robots_rules and robots_text else None
-
+    report, scope, rules = start(options, publication)
     kept: dict[str, Page] = {}
     # Left-out pages still date the listing pages that show them (a tag page
     # changed when its newest article did, noindex or not).
@@ -68,28 +64,11 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
     for page in pages:
         if page.output is not None:
             handed.add(os.fspath(page.output))
-        try:
-            loc = scoped[page.loc] = scope.loc(page.loc)
-        except OutOfScope as out:
-            report.excluded.append(Excluded(page.loc, out.reason))
+        loc, listed = select_page(page, scope, options, rules, report, heads, output_dir, broken_canonicals)
+        if loc is None:
             continue
-        except UrlError as error:
-            report.excluded.append(Excluded(repr(page.loc), "invalid URL"))
-            report.notices.append(Notice("url", f"left out a page whose URL cannot be written: {error}"))
-            continue
-        if page.exclude_reason is not None:
-            reason = page.exclude_reason
-        elif not page.listed:
-            reason = "metadata"
-        else:
-            reason = _exclusion(page, loc, scope, options, rules, heads, output_dir, broken_canonicals)
-        if isinstance(reason, tuple):
-            report.excluded.append(Excluded(loc, reason[0], reason[1]))
-            left_out[loc] = page
-            if reason[0] == "unreadable":
-                report.notices.append(Notice("unreadable", f"left out {loc}: cannot read {reason[1]}"))
-        elif reason is not None:
-            report.excluded.append(Excluded(loc, reason))
+        scoped[page.loc] = loc
+        if not listed:
             left_out[loc] = page
         elif loc in kept:
             report.excluded.append(Excluded(loc, "duplicate"))
@@ -100,21 +79,88 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
 
     report.excluded.extend(_pages_not_handed(output_dir, handed, scope, options))
     if broken_canonicals:
-        shown = ", ".join(broken_canonicals[:3]) + (
-            f" and {len(broken_canonicals) - 3} more" if len(broken_canonicals) > 3 else ""
-        )
-        report.notices.append(
-            Notice(
-                "canonical",
-                f"listed {len(broken_canonicals)} page(s) whose canonical link names a page the site does not have: {shown}",
-            )
-        )
+        report.notices.append(broken_canonicals_notice(broken_canonicals))
     _resolve_dates(kept, left_out, scoped, options, scope, report, heads, page_dates)
     _resolve_alternates(kept, options, report, heads)
 
+    return write_sitemaps(
+        lambda result: encode_pages([kept[loc] for loc in sorted(kept)], options, result), publication, report
+    )
+
+
+def broken_canonicals_notice(broken_canonicals: list[str]) -> Notice:
+    """One notice for the pages (``loc -> target``, in page order) whose canonical
+    link names a page the site does not have."""
+    shown = ", ".join(broken_canonicals[:3]) + (
+        f" and {len(broken_canonicals) - 3} more" if len(broken_canonicals) > 3 else ""
+    )
+    return Notice(
+        "canonical",
+        f"listed {len(broken_canonicals)} page(s) whose canonical link names a page the site does not have: {shown}",
+    )
+
+
+def start(options: Options, publication: publish.Publication) -> tuple[Report, Scope, RobotsRules | None]:
+    """What every build starts from: an empty report, the scope, and the rules of
+    the site's robots.txt when the build applies them."""
+    robots_text = publication.robots_text
+    rules = RobotsRules.from_text(robots_text) if options.check_robots_rules and robots_text else None
+    if rules is not None and not rules.disallow:
+        rules = None  # it allows every page: nothing to check them against
+    return Report(), Scope(options.base_url), rules
+
+
+def select_page(
+    page: Page,
+    scope: Scope,
+    options: Options,
+    rules: RobotsRules | None,
+    report: Report,
+    heads: dict[str, HeadFacts],
+    output_dir: Path | None,
+    broken_canonicals: list[str],
+) -> tuple[str | None, bool]:
+    """A page's sitemap loc and whether it may be listed; what leaves it out goes
+    into ``report``, what its head declares (dates, alternates) into ``heads``,
+    a canonical link naming a page ``output_dir`` does not have into
+    ``broken_canonicals``. The loc is None for a page that is out of scope or
+    whose URL cannot be written (it dates nothing). Duplicates are the caller's
+    to find."""
+    try:
+        loc = scope.loc(page.loc)
+    except OutOfScope as out:
+        report.excluded.append(Excluded(page.loc, out.reason))
+        return None, False
+    except UrlError as error:
+        report.excluded.append(Excluded(repr(page.loc), "invalid URL"))
+        report.notices.append(Notice("url", f"left out a page whose URL cannot be written: {error}"))
+        return None, False
+    reason: str | tuple[str, str] | None
+    if page.exclude_reason is not None:
+        reason = page.exclude_reason
+    elif not page.listed:
+        reason = "metadata"
+    else:
+        reason = _exclusion(page, loc, scope, options, rules, heads, output_dir, broken_canonicals)
+    if reason is None:
+        return loc, True
+    if isinstance(reason, tuple):
+        report.excluded.append(Excluded(loc, reason[0], reason[1]))
+        if reason[0] == "unreadable":
+            report.notices.append(Notice("unreadable", f"left out {loc}: cannot read {reason[1]}"))
+    else:
+        report.excluded.append(Excluded(loc, reason))
+    return loc, False
+
+
+def write_sitemaps(
+    encoded: Callable[[EncodeResult], Iterable[SitemapFile]], publication: publish.Publication, report: Report
+) -> Report:
+    """Publish the files ``encoded`` yields (given the result to fill) with the
+    rest of the set (:func:`publish.finish`); the finished report."""
     result = EncodeResult()
     try:
-        files = publication.write(encode_pages([kept[loc] for loc in sorted(kept)], options, result))
+        files = publication.write(encoded(result))
     except (UrlError, ValueError) as error:
         if isinstance(error, SitemapkitError):
             raise
@@ -204,17 +250,18 @@ def _exclusion(
         parts = urlsplit(loc)
         if not rules.allows(parts.path + ("?" + parts.query if parts.query else "")):
             return "robots.txt"
-    if page.output is not None:
+    output = page.output
+    if output is not None:
         try:
             facts = inspect_built_page(
-                page.output,
+                output,
                 loc,
                 noindex=options.check_noindex,
                 canonical=options.check_canonical,
                 redirects=options.check_redirects,
                 dates=options.lastmod != "none",
                 alternates=True,
-                same_page=lambda target: _other_builder_form(page.output, loc, target),
+                same_page=lambda target: _other_builder_form(output, loc, target),
             )
         except FileNotFoundError:
             return None  # not written (yet): nothing in it can ask to be left out
@@ -317,32 +364,39 @@ def _resolve_dates(
             if None in locs:
                 locs = [scoped[m] if m in scoped else member_loc(m) for m in page.members]
             listings[loc] = locs
-    wanted = {m for members in listings.values() for m in members if m in left_out} if left_out else ()
-    dated = {**{loc: left_out[loc] for loc in wanted}, **kept}
+    # Left-out members are dated too (their loc is not a kept page's).
+    wanted = sorted({m for members in listings.values() for m in members if m in left_out and m not in kept})
+    dated = [*((loc, left_out[loc]) for loc in wanted), *kept.items()]
     # A page whose only source is its own built file (sitemapkit build on a plain
     # folder) is dated by its head first: the file's time is the build's.
     head_dates = {loc: date for loc, facts in heads.items() if (date := _head_date(facts)) is not None}
-    by_head = {
-        loc
-        for loc, page in dated.items()
-        if page.lastmod is None and loc in head_dates and (page.source is None or _is_own_output(page))
-    }
-    sources: set[Path] = set()
-    includes: set[Path] = set()
-    for loc, page in dated.items():
+    by_head = (
+        {
+            loc
+            for loc, page in dated
+            if page.lastmod is None and loc in head_dates and (page.source is None or _is_own_output(page))
+        }
+        if head_dates
+        else ()
+    )
+    # Strings, not Path objects: making, hashing and sorting 100,000 of those
+    # cost more than the rest of the date pass.
+    sources: set[str] = set()
+    includes: set[str] = set()
+    for loc, page in dated:
         if page.lastmod is None and loc not in by_head:
             if page.source is not None:
-                sources.add(_path(page.source))
+                sources.add(os.fspath(page.source))
             if page.includes:
-                includes.update(map(_path, page.includes))
-    dates: dict[Path | str, dt.datetime | None] = {}
-    not_in_git: set[Path | str] = set()
+                includes.update(os.fspath(include) for include in page.includes)
+    dates: dict[str, dt.datetime | None] = {}
+    not_in_git: set[str] = set()
     if sources or includes:
         found = resolve_lastmods(sorted(sources), options.lastmod, sorted(includes - sources), page_dates=page_dates)
-        # Keyed by the source as pages give it too, so each page looks its date up
-        # without making a Path again.
-        dates = {**found.dates, **{str(path): date for path, date in found.dates.items()}}
-        not_in_git = {*found.not_in_git, *map(str, found.not_in_git)}
+        # Keyed by the file as pages mostly give it, so each page looks its date
+        # up without making a Path again (_date_of).
+        dates = {str(path): date for path, date in found.dates.items()}
+        not_in_git = set(map(str, found.not_in_git))
         if options.lastmod_warnings:
             report.notices.extend(found.notices)
         else:
@@ -350,24 +404,23 @@ def _resolve_dates(
             report.advice.extend(notice.message for notice in found.notices)
     # loc -> (instant, lastmod as given): the instant finds the newest, the value is
     # copied as written, so a date stays a date and an offset stays an offset.
+    # Kept only when some page lists others.
     resolved: dict[str, tuple[dt.datetime, object]] = {}
     generated: list[str] = []
-    for loc, page in dated.items():
+    for loc, page in dated:
         value = page.lastmod
         if value is None and loc in by_head:
             value = head_dates[loc]
         elif value is None:
-            generated_here = page.source is not None and page.source in not_in_git
+            generated_here = page.source is not None and bool(not_in_git) and _key(page.source, dates) in not_in_git
             if generated_here:
                 # Written by the build (ignored by git, or outside the repository):
                 # only what it is built from that git knows can date it.
-                value = _newest([dates.get(_path(f)) for f in page.includes])
+                value = _newest([_date_of(dates, f) for f in page.includes])
             elif page.source is not None or page.includes:
-                value = dates.get(page.source) if page.source is not None else None
-                if value is None and page.source is not None:
-                    value = dates.get(_path(page.source))
+                value = _date_of(dates, page.source) if page.source is not None else None
                 if page.includes:
-                    value = _newest([value, *(dates.get(_path(f)) for f in page.includes)])
+                    value = _newest([value, *(_date_of(dates, f) for f in page.includes)])
             if value is None:
                 value = head_dates.get(loc)
             if value is None:
@@ -376,24 +429,34 @@ def _resolve_dates(
                 continue
         elif isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
             value = _parse_front_matter_date(value, page)
-        if value is not page.lastmod and loc in kept:
+        if value is not page.lastmod and kept.get(loc) is page:
             kept[loc] = _with_lastmod(page, value)
         try:
             instant = lastmod_instant(value)
         except UrlError as error:
             where = f"{page.source} ({page.loc})" if page.source is not None else repr(page.loc)
             raise UrlError(f"lastmod of {where}: {error}") from None
-        if instant is not None:
+        if instant is not None and listings:
             resolved[loc] = (instant, value)
     # Listing pages (tags, categories, indexes) changed when their newest member did,
     # or when their own source did (a blog index's Markdown), if that is newer.
     for loc, members in listings.items():
-        member_dates = list(filter(None, map(resolved.get, members)))
+        member_dates = [resolved[member] for member in members if member is not None and member in resolved]
         if member_dates and loc in resolved:
             member_dates.append(resolved[loc])
         if member_dates:
             kept[loc] = _with_lastmod(kept[loc], max(member_dates, key=operator.itemgetter(0))[1])
     report.undated_generated = sorted(loc for loc in generated if loc in kept and kept[loc].lastmod is None)
+
+
+def _key(file, dates: dict[str, dt.datetime | None]) -> str:
+    """The key of ``dates`` (resolve_lastmods' paths, as strings) for a file a
+    page names: mostly the very string it gave, which needs no Path to find."""
+    return file if isinstance(file, str) and file in dates else str(_path(file))
+
+
+def _date_of(dates: dict[str, dt.datetime | None], file) -> dt.datetime | None:
+    return dates.get(_key(file, dates))
 
 
 def _newest(dates: list[dt.datetime | None]) -> dt.datetime | None:
@@ -524,13 +587,11 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
     # language is then the one those versions give it.
     for loc, group in list(groups.items()):
         if isinstance(group, frozenset) and loc not in {target for _, target in group}:
-            own = {
-                tag
-                for _, target in group
-                if isinstance(groups.get(target), frozenset)
-                for tag, named in groups[target]
-                if named == loc  # type: ignore[union-attr]
-            }
+            own: set[str] = set()
+            for _, target in group:
+                theirs = groups.get(target)
+                if isinstance(theirs, frozenset):
+                    own.update(tag for tag, named in theirs if named == loc)
             groups[loc] = group | {(own.pop(), loc)} if len(own) == 1 else "it does not name the page itself"
     refused: dict[str, str] = {}
     disagree: list[str] = []

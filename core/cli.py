@@ -9,17 +9,15 @@ non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NoReturn
 
 from . import __version__, publish
 from .errors import ConfigError, SitemapkitError
-from .model import ERROR_PAGES, Options, Page, closest_option
-from .urls import HTML_SUFFIXES, path_of_file
+from .model import Options, Page, closest_option
 
 
 def _flag(option: str) -> str:
@@ -126,26 +124,16 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
 
 
 def find_pages(site_dir: Path) -> Iterator[Page]:
-    """The HTML pages of a built folder: ``index.html`` stands for its folder URL.
+    """The HTML pages of a built folder (see :func:`~sitemapkit.scan.walk_pages`
+    and :func:`~sitemapkit.scan.folder_page`): ``index.html`` stands for its
+    folder URL; file names are names, not URLs (``c#sharp.html`` is served at
+    ``c%23sharp.html``); error pages are handed over unlisted, so the report says
+    why they are left out."""
+    from .scan import folder_page, walk_pages
 
-    File names are names, not URLs (``c#sharp.html`` is served at
-    ``c%23sharp.html``). Error pages are handed over unlisted, so the report says
-    why they are left out. Only regular files (or symlinks to them) are pages: a
-    dangling symlink is served as nothing, and opening a FIFO would wait forever.
-    """
-    for folder, dirs, files in os.walk(site_dir):
-        # Hidden folders (.git, .well-known) hold no pages to list.
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        relative = Path(folder).relative_to(site_dir).as_posix()
-        prefix = "" if relative == "." else relative + "/"
-        for name in sorted(files):
-            if not name.endswith(HTML_SUFFIXES):
-                continue
-            path = Path(folder) / name
-            if not os.path.isfile(path):
-                continue
-            reason = "error page" if name in ERROR_PAGES else None
-            yield Page.from_path(path_of_file(prefix + name), source=path, output=path, exclude_reason=reason)
+    for relative in walk_pages(site_dir):
+        path = Path(site_dir, relative)
+        yield folder_page(relative, path)
 
 
 # Each command imports what only it needs, so `generate` on a huge list starts
@@ -153,8 +141,6 @@ def find_pages(site_dir: Path) -> Iterator[Page]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .build import build_site
-
     if args.config:
         if args.source:
             raise SitemapkitError(
@@ -174,13 +160,16 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise SitemapkitError(
             f"{str(args.site_dir or site_dir)!r} is not a folder" + (" (build the site first)" if args.config else "")
         )
-    pages = find_pages(site_dir)
-    if args.config:
-        pages = project_pages(config, pages, site_dir)
-    elif args.source:
-        from .sources import with_mirrored_sources
+    if args.config or args.source:
+        from .build import build_site
 
-        pages = with_mirrored_sources(pages, site_dir, Path(args.source))
+        pages: Iterable[Page] = find_pages(site_dir)
+        if args.config:
+            pages = project_pages(config, pages, site_dir)
+        else:
+            from .sources import with_mirrored_sources
+
+            pages = with_mirrored_sources(pages, site_dir, Path(args.source))
     if args.config:
         from .frontmatter import FRONT_MATTER_DATE_ADVICE as page_dates
     else:
@@ -191,8 +180,14 @@ def cmd_build(args: argparse.Namespace) -> int:
         if not args.source:
             # The built files' times are the build's; the sources' history is not.
             page_dates = f"name the sources with --source DIR to date pages by their git history, {page_dates}"
-    pages = sorted(pages, key=lambda p: p.loc)
-    report = build_site(pages, options, site_dir, page_dates=page_dates)
+    if args.config or args.source:
+        pages = sorted(pages, key=lambda p: p.loc)
+        report = build_site(pages, options, site_dir, page_dates=page_dates)
+    else:
+        # The folder's own pages: found, checked and dated on every core.
+        from .scan import build_folder
+
+        report = build_folder(site_dir, options, page_dates=page_dates)
     if args.config and report.urls:
         from .mkdocsconfig import GENERATOR_SITEMAPS
 

@@ -118,6 +118,12 @@ class EncodeResult:
     notices: list[Notice] = dataclasses.field(default_factory=list)
 
 
+def loc_hash(loc: bytes) -> int:
+    """What shard boundaries hash for an entry (see ShardPlanner.boundaries): the
+    crc32 of its loc, encoded, as ASCII."""
+    return zlib.crc32(loc)
+
+
 class _Formatter:
     """Turns one page into its ``<url>`` element (or text line), as ASCII bytes
     without the line break."""
@@ -137,7 +143,7 @@ class _Formatter:
         """crc32 of the loc of the entry just made: what shard boundaries hash
         (see ShardPlanner.boundaries)."""
         assert self.previous is not None, "loc_hash() follows an entry"
-        return zlib.crc32(self.previous.encode("ascii"))
+        return loc_hash(self.previous.encode("ascii"))
 
     def entry(self, page: Page) -> bytes | None:
         """The entry for ``page``, or None when it is left out (and reported)."""
@@ -470,23 +476,37 @@ def encode_pages(
     ``<stem>-index-<n>.xml``. Dropped URLs and counts go into ``result``.
     """
     result = result if result is not None else EncodeResult()
+    formatter = _Formatter(options, Scope(options.base_url), result)
+
+    def entries() -> Iterator[tuple[bytes, str, int, bool]]:
+        for page in pages:
+            entry = formatter.entry(page)
+            if entry is not None:
+                yield entry, page.loc, formatter.loc_hash(), bool(page.alternates)
+
+    yield from encode_entries(entries(), options, result)
+
+
+def encode_entries(
+    entries: Iterable[tuple[bytes, str, int, bool]], options: Options, result: EncodeResult | None = None
+) -> Iterator[SitemapFile]:
+    """:func:`encode_pages` for entries formatted already (by ``_Formatter.entry``),
+    in order: each as ``(entry, loc to report it by, its loc's hash (loc_hash),
+    whether its page has alternates)``."""
+    result = result if result is not None else EncodeResult()
     scope = Scope(options.base_url)
-    formatter = _Formatter(options, scope, result)
     planner = ShardPlanner(options)
     sequencer = Sequencer(planner)
     batch: list[bytes] = []
     hashes: list[int] = []
     alternates = False
-    for page in pages:
-        entry = formatter.entry(page)
-        if entry is None:
-            continue
+    for entry, given, hash_, has_alternates in entries:
         if not planner.fits_alone(entry):
-            result.excluded.append(Excluded(page.loc, "too long"))
+            result.excluded.append(Excluded(given, "too long"))
             continue
         batch.append(entry)
-        hashes.append(formatter.loc_hash())
-        alternates = alternates or bool(page.alternates)
+        hashes.append(hash_)
+        alternates = alternates or has_alternates
         if len(batch) >= _BATCH:
             yield from sequencer.feed(batch, hashes, alternates)
             batch, hashes, alternates = [], [], False

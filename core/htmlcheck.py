@@ -216,13 +216,10 @@ def inspect_built_page(
     )
     head = _read_head(path)
     lowered = head.lower()
-    # Most pages hold no marker: a plain loop finds that without building a list.
-    for marker in markers:
-        if marker in lowered:
-            break
-    else:
-        return _NO_FACTS
+    # Each search runs through the head (a marker is rare), so each is made once.
     hits = [marker for marker in markers if marker in lowered]
+    if not hits:
+        return _NO_FACTS
     if hits == [b"canonical"] and lowered.count(b"canonical") == 1:
         # The common case, kept cheap: the one canonical link names the page itself,
         # written exactly as its URL (as MkDocs, Material and Sphinx write it).

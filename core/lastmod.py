@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import itertools
 import os
 import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -70,7 +71,11 @@ class LastmodResult:
 
 
 def resolve_lastmods(
-    sources: Iterable[Path], mode: str = "auto", includes: Iterable[Path] = (), *, page_dates: str | None = None
+    sources: Iterable[Path | str],
+    mode: str = "auto",
+    includes: Iterable[Path | str] = (),
+    *,
+    page_dates: str | None = None,
 ) -> LastmodResult:
     """Last change of each source file, by ``mode`` (auto | git | mtime | none).
 
@@ -579,33 +584,64 @@ def _file_times(
             seconds[path] = os.stat(path).st_mtime
         except OSError:
             dates[path] = None  # gone or unreadable: nothing to say about it
-    shown = _display_names(list(seconds))
-    too_old = sorted(shown[p] for p, s in seconds.items() if s < _EARLIEST_TRUE_MTIME)
-    plausible = {p: s for p, s in seconds.items() if s >= _EARLIEST_TRUE_MTIME}
-    batch = _one_batch(sorted(plausible.values()))
+    plausible = [s for s in seconds.values() if s >= _EARLIEST_TRUE_MTIME]
+    batch = one_batch(plausible)
     for path, stamp in seconds.items():
         trusted = stamp >= _EARLIEST_TRUE_MTIME and not batch
         dates[path] = dt.datetime.fromtimestamp(int(stamp), _UTC) if trusted else None
+    if not batch and len(plausible) == len(seconds):
+        return dates, None
+    # Names only now: most sites have nothing to say, and naming every file costs.
+    shown = _display_names(list(seconds))
+    too_old = sorted(shown[p] for p, s in seconds.items() if s < _EARLIEST_TRUE_MTIME)
+    batch_names = sorted(shown[p] for p, s in seconds.items() if s >= _EARLIEST_TRUE_MTIME) if batch else []
+    return dates, file_times_notice(batch_names, too_old, page_dates=page_dates)
 
+
+def trusted_file_time(stamp: float) -> bool:
+    """Whether one file time can be a real edit, before :func:`one_batch` looks
+    at all of them together."""
+    return stamp >= _EARLIEST_TRUE_MTIME
+
+
+def one_batch(plausible: Sequence[float]) -> bool:
+    """Whether the plausible file times of a build's sources are one batch's
+    (see _BATCH_GAP_SECONDS), in any order."""
+    return _one_batch(sorted(plausible))
+
+
+def file_times_notice(
+    flat: list[str],
+    too_old: list[str],
+    flat_count: int | None = None,
+    too_old_count: int | None = None,
+    page_dates: str | None = None,
+) -> Notice | None:
+    """The notice for file times withheld: the names (relative to the sources'
+    common folder, sorted; the first few are enough when the counts are given)
+    of the sources whose times are one batch's, and of those before 1980;
+    ``page_dates`` as :func:`resolve_lastmods` takes it."""
+    flat_count = len(flat) if flat_count is None else flat_count
+    too_old_count = len(too_old) if too_old_count is None else too_old_count
     reasons = []
-    if batch:
+    if flat_count:
         reasons.append(
-            f"{_count_pages(len(plausible))} ({_examples(sorted(shown[p] for p in plausible))}) have "
+            f"{_count_pages(flat_count)} ({_examples(flat, flat_count)}) have "
             "the file times of one checkout, archive or site build"
         )
-    if too_old:
+    if too_old_count:
         reasons.append(
-            f"{_count_pages(len(too_old))} ({_examples(too_old)}) "
-            f"{'has a file time' if len(too_old) == 1 else 'have file times'} before 1980, "
+            f"{_count_pages(too_old_count)} ({_examples(too_old, too_old_count)}) "
+            f"{'has a file time' if too_old_count == 1 else 'have file times'} before 1980, "
             "as tools like Nix set them"
         )
     if not reasons:
-        return dates, None
+        return None
     # Only what this user can do: pages state their own date only where the caller
     # reads one (front matter, metadata); the command line reads none.
     remedies = ["Build from a full git clone (lastmod 'auto' or 'git')", page_dates, "set lastmod to 'none'"]
     offered = [remedy for remedy in remedies if remedy]
-    return dates, _notice(
+    return _notice(
         f"lastmod omitted: {'; '.join(reasons)}, so they do not tell when a page changed. "
         f"{', '.join(offered[:-1])}, or {offered[-1]}."
     )
@@ -615,8 +651,11 @@ def _one_batch(times: list[float]) -> bool:
     """Whether sorted file times are one batch's: see _BATCH_GAP_SECONDS."""
     if len(times) < _BATCH_MIN_FILES:
         return False
-    gaps = sorted(later - earlier for earlier, later in zip(times, times[1:]))
-    return gaps[len(gaps) // 2] <= _BATCH_GAP_SECONDS
+    # The median gap is this short when more than half the gaps are: counted, not
+    # sorted, so 300,000 pages make no list of gaps.
+    pairs = zip(times, itertools.islice(times, 1, None))
+    short = sum(1 for earlier, later in pairs if later - earlier <= _BATCH_GAP_SECONDS)
+    return short > (len(times) - 1) // 2
 
 
 # ---- messages --------------------------------------------------------------------
@@ -640,7 +679,7 @@ def _count_pages(count: int) -> str:
     return f"{count} page{'s' if count != 1 else ''}"
 
 
-def _examples(names: list[str]) -> str:
+def _examples(names: list[str], count: int | None = None) -> str:
     shown = ", ".join(names[:_EXAMPLES])
-    more = len(names) - _EXAMPLES
+    more = (len(names) if count is None else count) - _EXAMPLES
     return f"{shown} and {more} more" if more > 0 else shown

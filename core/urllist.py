@@ -342,12 +342,16 @@ def file_ranges(source: BinaryIO) -> Iterator[tuple[int, int]] | None:
 def read_lines(descriptor: int, start: int, stop: int) -> bytes:
     """The lines of a file that start in ``[start, stop)``, each ending in a line
     break; empty when none starts there (a line longer than the range)."""
-    begin = max(start - 1, 0)
-    data = os.pread(descriptor, stop - begin, begin)
-    end = begin + len(data)
     if start == 0:
-        data = data.removeprefix(_BOM)
+        # A byte order mark opens the first line but is no part of it; the range
+        # may be shorter than the mark, so it is looked for on its own.
+        skip = len(_BOM) if os.pread(descriptor, len(_BOM), 0) == _BOM else 0
+        data = os.pread(descriptor, max(stop - skip, 1), skip)
+        end = skip + len(data)
     else:
+        begin = start - 1
+        data = os.pread(descriptor, stop - begin, begin)
+        end = begin + len(data)
         # The byte before `start` is read too: a line starts after a break.
         first = data.find(b"\n") + 1
         if first == 0:

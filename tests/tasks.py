@@ -90,7 +90,7 @@ PYTHONS: dict[str, str] = {
 
 # Benchmark scripts under tests/benchmarks, by the environment they run in.
 BENCHMARKS: dict[str, list[str]] = {
-    "core": ["bench_core.py", "bench_htmlcheck.py"],
+    "core": ["bench_core.py", "bench_htmlcheck.py", "bench_build.py"],
     "mkdocs": ["bench_mkdocs.py", "bench_lastmod.py"],
     "pelican": ["bench_pelican.py"],
     "sphinx": ["bench_sphinx.py"],

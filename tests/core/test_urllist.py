@@ -190,6 +190,18 @@ def test_blocks_read_from_ranges_are_the_lines_of_the_file(tmp_path_factory, lin
     assert all(block.endswith(b"\n") for block in blocks if block)
 
 
+@pytest.mark.parametrize("text", [b"\xef\xbb\xbf", b"\xef\xbb\xbfab\ncd\n", b"\xef\xbb\xbf\nx"])
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 64])
+def test_a_byte_order_mark_is_no_part_of_the_first_line_whatever_the_range(tmp_path, text: bytes, size: int) -> None:
+    """Ranges shorter than the mark itself (hypothesis found a file that is only one)."""
+    path = tmp_path / "list.tsv"
+    path.write_bytes(text)
+    with open(path, "rb") as source:
+        blocks = [urllist.read_lines(source.fileno(), a, a + size) for a in range(0, len(text), size)]
+    rest = text.removeprefix(b"\xef\xbb\xbf")
+    assert b"".join(blocks) == rest + (b"\n" if rest and not rest.endswith(b"\n") else b"")
+
+
 def test_standard_input_is_read_as_a_stream() -> None:
     assert urllist.file_ranges(io.BytesIO(b"a\n")) is None
 

@@ -1,0 +1,459 @@
+"""``sitemapkit build``: a built folder's pages found, checked and dated on every core.
+
+The same steps as :func:`~sitemapkit.build.build_site` given the pages of
+:func:`walk_pages` (which ``find_pages`` hands adapters' way), without holding a
+:class:`Page` or a ``Path`` per page: one walk with ``os.scandir`` hands the
+pages' file names, in chunks, to worker processes (forked early, while this
+process is small); each checks its pages with :func:`~sitemapkit.build.select_page`,
+reads their file times and formats their entries with the encoder's own
+``_Formatter``, and sends back one bytes object per listed page: its sitemap loc,
+its place in the walk and its entry. This process sorts those (by loc, then
+walk order: the first of two pages with one URL wins, as in ``build_site``),
+decides whether the file times can be believed (:mod:`~sitemapkit.lastmod`'s
+rule, over all of them) and writes them with the same sharding and publishing
+as every build.
+
+Three kinds of site take ``build_site``'s path instead: dates from git, the
+folder in a git work tree or holding one (a repository is dated in one pass
+over all of its files, not per chunk); pages
+whose heads declare hreflang alternates (a group is checked across its pages);
+and, with dates, two pages with one URL or a page too long to list (build_site
+dates only the pages it lists, which decides whether file times are believed).
+"""
+
+from __future__ import annotations
+
+import array
+import collections
+import concurrent.futures
+import datetime as dt
+import heapq
+import itertools
+import multiprocessing
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from . import publish
+from .build import _head_date, broken_canonicals_notice, build_site, select_page, start, write_sitemaps
+from .encoder import EncodeResult, ShardPlanner, _Formatter, encode_entries, loc_hash
+from .errors import SitemapkitError
+from .htmlcheck import HeadFacts
+from .lastmod import _EXAMPLES, _GitRefused, _find_repo, file_times_notice, one_batch, trusted_file_time
+from .model import ERROR_PAGES, Excluded, Notice, Options, Page, Report
+from .robotsrules import RobotsRules
+from .urls import HTML_SUFFIXES, Scope, path_of_file
+
+
+# Pages per hand-off to a worker: enough that the hand-off costs nothing next to
+# reading the pages, few enough that every core starts early and memory stays flat.
+CHUNK_PAGES = 1024
+_POOL_FROM_CHUNKS = 4
+
+# Where each listed page's bytes split: "LOC\0" + its walk position in this many
+# bytes + 1 when its lastmod is its file time (else 0) + its entry.
+_ORDER_BYTES = 5
+_LASTMOD_ELEMENT = re.compile(rb"<lastmod>[^<]*</lastmod>")
+_UTC = dt.timezone.utc
+
+
+def walk_pages(site_dir: Path | str, repositories: list[str] | None = None) -> Iterator[str]:
+    """The HTML pages of a built folder as names relative to it (``a/b/index.html``),
+    each folder's files in name order, then its folders in name order.
+
+    Only regular files (or symlinks to them) are pages: a dangling symlink is
+    served as nothing, and opening a FIFO would wait forever. Hidden folders
+    (``.git``, ``.well-known``) hold no pages to list; a symlinked folder is not
+    entered (it would be walked twice, or forever). The folders that hold a
+    ``.git`` are added to ``repositories`` when it is given.
+    """
+    yield from _walk(os.fspath(site_dir), "", repositories)
+
+
+def _walk(folder: str, prefix: str, repositories: list[str] | None) -> Iterator[str]:
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError:
+        return  # as os.walk: a folder that cannot be listed has no pages
+    files, folders = [], []
+    for entry in entries:
+        name = entry.name
+        try:
+            is_folder = entry.is_dir()
+        except OSError:
+            is_folder = False
+        if name == ".git" and repositories is not None:
+            repositories.append(prefix)
+        if is_folder:
+            if not name.startswith("."):
+                folders.append(entry)
+        elif name.endswith(HTML_SUFFIXES):
+            try:
+                if entry.is_file():
+                    files.append(name)
+            except OSError:
+                pass
+    files.sort()
+    for name in files:
+        yield prefix + name
+    folders.sort(key=lambda entry: entry.name)
+    for entry in folders:
+        try:
+            if entry.is_symlink():
+                continue
+        except OSError:
+            continue
+        yield from _walk(entry.path, prefix + entry.name + "/", repositories)
+
+
+def folder_page(relative: str, path: Path | str, **fields) -> Page:
+    """The page a built folder's file ``relative`` (``/``-separated) is: served
+    at its name (``index.html`` at its folder's); an error page is handed over
+    unlisted, so the report says why it is left out."""
+    reason = "error page" if relative.rpartition("/")[2] in ERROR_PAGES else None
+    return Page.from_path(path_of_file(relative), source=path, output=path, exclude_reason=reason, **fields)
+
+
+class _Found:
+    """Pages checked: a chunk's in a worker, then the whole site's here."""
+
+    __slots__ = (
+        "listed",
+        "excluded",
+        "notices",
+        "plausible",
+        "common",
+        "plausible_names",
+        "too_old_names",
+        "too_old_count",
+        "alternates",
+        "broken",
+    )
+
+    def __init__(self) -> None:
+        #: One per page that may be listed: its sitemap loc, NUL, its walk
+        #: position, whether it is dated by its file time, its entry (see _ORDER_BYTES).
+        self.listed: list[bytes] = []
+        self.excluded: list[Excluded] = []
+        #: Each with the loc its page was given, to put them in page order.
+        self.notices: list[tuple[str, Notice]] = []
+        #: File times of the listed pages that may be real edits.
+        self.plausible = array.array("d")
+        #: The folder all dated pages lie in (relative; "" the site's own), or None.
+        self.common: str | None = None
+        #: The first few names (sorted) of the listed pages with plausible times,
+        #: and of those with times before 1980 (see trim).
+        self.plausible_names: list[str] = []
+        self.too_old_names: list[str] = []
+        self.too_old_count = 0
+        #: Whether a page's head declares hreflang alternates.
+        self.alternates = False
+        #: Canonical links naming a page the site does not have, each with the
+        #: loc its page was given.
+        self.broken: list[tuple[str, str]] = []
+
+    def dated(self, name: str, stamp: float, plausible: bool) -> None:
+        """A listed page ``name`` has the file time ``stamp``."""
+        folder = name.rpartition("/")[0]
+        self.common = folder if self.common is None else _common_folder(self.common, folder)
+        if plausible:
+            self.plausible.append(stamp)
+            self.plausible_names.append(name)
+        else:
+            self.too_old_count += 1
+            self.too_old_names.append(name)
+
+    def trim(self) -> _Found:
+        """Only the names a notice shows are kept."""
+        self.plausible_names = heapq.nsmallest(_EXAMPLES, self.plausible_names)
+        self.too_old_names = heapq.nsmallest(_EXAMPLES, self.too_old_names)
+        return self
+
+    def add(self, chunk: _Found) -> None:
+        self.listed += chunk.listed
+        self.excluded += chunk.excluded
+        self.notices += chunk.notices
+        self.plausible += chunk.plausible
+        if chunk.common is not None:
+            self.common = chunk.common if self.common is None else _common_folder(self.common, chunk.common)
+        self.plausible_names += chunk.plausible_names
+        self.too_old_names += chunk.too_old_names
+        self.too_old_count += chunk.too_old_count
+        self.alternates = self.alternates or chunk.alternates
+        self.broken += chunk.broken
+        self.trim()
+
+
+# Worker state, set once by _start_worker (fork copies the rest).
+_worker: dict = {}
+
+
+def _start_worker(options: Options, site_dir: str, rules: RobotsRules | None) -> None:
+    scope = Scope(options.base_url)
+    # Path() spelling of the folder, as find_pages' paths start (notices name them).
+    base = str(Path(site_dir))
+    _worker.update(
+        options=options,
+        scope=scope,
+        rules=rules,
+        base="" if base == "." else base + os.sep,
+        site=site_dir,
+        planner=ShardPlanner(options),
+        dated=options.lastmod != "none",
+    )
+
+
+def _check_chunk(names: list[str], first: int) -> _Found:
+    """In a worker: check, date and format the pages ``names`` (relative file
+    names, the first at walk position ``first``)."""
+    options: Options = _worker["options"]
+    scope: Scope = _worker["scope"]
+    rules = _worker["rules"]
+    base: str = _worker["base"]
+    planner: ShardPlanner = _worker["planner"]
+    dated: bool = _worker["dated"]
+    report = Report()
+    result = EncodeResult()
+    formatter = _Formatter(options, scope, result)
+    found = _Found()
+    heads: dict[str, HeadFacts] = {}
+    broken: list[str] = []
+    output_dir = Path(_worker["site"])
+    for position, name in enumerate(names, first):
+        path = base + name
+        # The file time first, so that one Page serves the checks and the entry
+        # (a page left out needed no stat, but few are).
+        lastmod = stamp = None
+        if dated:
+            try:
+                stamp = os.stat(path).st_mtime
+            except OSError:
+                pass  # gone or unreadable: nothing to say about it
+            else:
+                if trusted_file_time(stamp):
+                    lastmod = dt.datetime.fromtimestamp(int(stamp), _UTC)
+        page = folder_page(name, path, lastmod=lastmod)
+        noticed, broke = len(report.notices), len(broken)
+        loc, may_list = select_page(page, scope, options, rules, report, heads, output_dir, broken)
+        if len(report.notices) > noticed:
+            found.notices += [(page.loc, notice) for notice in report.notices[noticed:]]
+        if len(broken) > broke:
+            found.broken += [(page.loc, text) for text in broken[broke:]]
+        facts = heads.pop(loc, None) if heads and loc is not None else None
+        if facts is not None and facts.alternates:
+            # Checked across pages (every version must name the same group):
+            # build_site's to do.
+            found.alternates = True
+        if not may_list or loc is None:
+            continue
+        # build_site's order: a date the head declares, else the file time.
+        declared = _head_date(facts) if dated and facts is not None else None
+        if declared is not None:
+            lastmod, stamp = declared, None
+            page = Page(page.loc, lastmod=declared, source=path, output=path)
+        # Each page on its own: duplicates are found across chunks, below.
+        formatter.previous = None
+        entry = formatter.entry(page)
+        if entry is None:
+            continue
+        if not planner.fits_alone(entry):
+            result.excluded.append(Excluded(page.loc, "too long"))
+            continue
+        by_file_time = b"\1" if stamp is not None and lastmod is not None else b"\0"
+        order = position.to_bytes(_ORDER_BYTES, "big")
+        found.listed.append(loc.encode("ascii") + b"\0" + order + by_file_time + entry)
+        if stamp is not None:
+            found.dated(name, stamp, trusted_file_time(stamp))
+    found.excluded = report.excluded + result.excluded
+    return found.trim()
+
+
+def _common_folder(a: str, b: str) -> str:
+    """The deepest folder holding both relative folders ("" is the top)."""
+    if a == b or not a:
+        return a
+    if not b:
+        return b
+    parts = []
+    for x, y in zip(a.split("/"), b.split("/")):
+        if x != y:
+            break
+        parts.append(x)
+    return "/".join(parts)
+
+
+def _chunks(names: Iterator[str], size: int) -> Iterator[list[str]]:
+    while chunk := list(itertools.islice(names, size)):
+        yield chunk
+
+
+def _uses_git(site_dir: Path, mode: str) -> bool:
+    """Whether ``mode`` dates these pages from git (which build_site does in one
+    pass for the whole repository)."""
+    if mode == "git":
+        return True  # git, or the notice that says why not
+    if mode != "auto" or shutil.which("git") is None:
+        return False
+    try:
+        return _find_repo(os.path.abspath(site_dir)) is not None
+    except _GitRefused:
+        return True  # build_site says why (dubious ownership...)
+
+
+def _build_site(site_dir: Path, options: Options, page_dates: str | None) -> Report:
+    from .cli import find_pages
+
+    return build_site(sorted(find_pages(site_dir), key=lambda p: p.loc), options, site_dir, page_dates=page_dates)
+
+
+def _has_duplicates(listed: list[bytes]) -> bool:
+    """Whether two of the sorted entries have one loc."""
+    previous = None
+    for item in listed:
+        loc = item[: item.index(b"\0")]
+        if loc == previous:
+            return True
+        previous = loc
+    return False
+
+
+def build_folder(
+    site_dir: Path | str,
+    options: Options,
+    workers: int | None = None,
+    chunk_pages: int = CHUNK_PAGES,
+    *,
+    page_dates: str | None = None,
+) -> Report:
+    """``build_site`` for the pages :func:`walk_pages` finds in ``site_dir``,
+    written into it (``page_dates`` as build_site takes it); ``workers``
+    processes (default: one a core, 1 for none) check ``chunk_pages`` pages at
+    a time."""
+    site_dir = Path(site_dir)
+    if not site_dir.is_dir():
+        raise SitemapkitError(f"{str(site_dir)!r} is not a folder")
+    if not _uses_git(site_dir, options.lastmod):
+        # Held from the first read of the folder (robots.txt rules) to the switch.
+        with publish.Publication(site_dir, options, read_robots=options.check_robots_rules) as publication:
+            report = _build_folder(site_dir, options, publication, workers, chunk_pages, page_dates)
+        if report is not None:
+            return report
+    return _build_site(site_dir, options, page_dates)
+
+
+def _build_folder(
+    site_dir: Path,
+    options: Options,
+    publication: publish.Publication,
+    workers: int | None,
+    chunk_pages: int,
+    page_dates: str | None,
+) -> Report | None:
+    """build_folder's own path; None (nothing written) where build_site's is needed."""
+    report, scope, rules = start(options, publication)
+    found = _Found()
+    # Pages in a repository of their own are dated by its history (build_site).
+    repositories: list[str] | None = [] if options.lastmod == "auto" and shutil.which("git") else None
+    chunks = _chunks(walk_pages(site_dir, repositories), chunk_pages)
+    # Processes pay for themselves from a few chunks on (starting them costs about
+    # what checking a thousand pages does).
+    ahead = list(itertools.islice(chunks, _POOL_FROM_CHUNKS))
+    small = len(ahead) < _POOL_FROM_CHUNKS
+    if workers is None and not small:
+        from .urllist import _worker_count  # one rule for how many processes
+
+        workers = _worker_count()
+    if small or workers is None or workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        # A small site, one core, or no fork (Windows): no processes.
+        _start_worker(options, str(site_dir), rules)
+        position = 0
+        for names in itertools.chain(ahead, chunks):
+            found.add(_check_chunk(names, position))
+            position += len(names)
+    else:
+        # Forked now, while this process is small (a fork copies its memory), and
+        # before anything here starts a thread.
+        pool = concurrent.futures.ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_start_worker,
+            initargs=(options, str(site_dir), rules),
+        )
+        try:
+            pending: collections.deque = collections.deque()
+            position = 0
+            for names in itertools.chain(ahead, chunks):
+                pending.append(pool.submit(_check_chunk, names, position))
+                position += len(names)
+                # A few chunks ahead keep every core busy; results in walk order.
+                while len(pending) > 2 * workers:
+                    found.add(pending.popleft().result())
+            while pending:
+                found.add(pending.popleft().result())
+        finally:
+            pool.shutdown(cancel_futures=True)
+
+    listed = found.listed
+    listed.sort()
+    if (
+        found.alternates
+        or repositories
+        or (
+            options.lastmod != "none"
+            and (_has_duplicates(listed) or any(e.reason == "too long" for e in found.excluded))
+        )
+    ):
+        # Pages in a git repository, or declaring hreflang alternates (each group
+        # is checked across its pages); or two pages with one URL, or a page too
+        # long to list (build_site dates only the pages it lists, and so decides
+        # whether file times are believable without the others): build_site's path.
+        del listed[:]
+        return None
+    report.excluded += found.excluded
+    # Notices in page order, as build_site gives them. (Every HTML file the host
+    # serves was walked and handed over: none is left to report as not a page.)
+    found.notices.sort(key=lambda pair: pair[0])
+    report.notices += [notice for _, notice in found.notices]
+    if found.broken:
+        found.broken.sort(key=lambda pair: pair[0])
+        report.notices.append(broken_canonicals_notice([text for _, text in found.broken]))
+    flat = one_batch(found.plausible)
+    if flat or found.too_old_count:
+        below = len(found.common) + 1 if found.common else 0
+        notice = file_times_notice(
+            [n[below:] for n in found.plausible_names] if flat else [],
+            [n[below:] for n in found.too_old_names],
+            len(found.plausible) if flat else 0,
+            found.too_old_count,
+            page_dates=page_dates,
+        )
+        if notice is not None and options.lastmod_warnings:
+            report.notices.append(notice)
+        elif notice is not None:
+            # Still said, but as advice, which strict builds do not fail on.
+            report.advice.append(notice.message)
+    found.plausible = array.array("d")
+
+    # Taken from the end, each page's bytes freed once its entry is encoded.
+    listed.reverse()
+
+    def entries() -> Iterator[tuple[bytes, str, int, bool]]:
+        previous = None
+        while listed:
+            item = listed.pop()
+            cut = item.index(b"\0")
+            loc = item[:cut]
+            if loc == previous:
+                report.excluded.append(Excluded(loc.decode("ascii"), "duplicate"))
+                continue
+            previous = loc
+            entry = item[cut + 2 + _ORDER_BYTES :]
+            if flat and item[cut + 1 + _ORDER_BYTES] == 1:
+                # One moment's file times are no page's last change.
+                entry = _LASTMOD_ELEMENT.sub(b"", entry)
+            yield entry, loc.decode("ascii"), loc_hash(loc), False
+
+    return write_sitemaps(lambda result: encode_entries(entries(), options, result), publication, report)

@@ -1,0 +1,226 @@
+"""`sitemapkit build`'s own path (sitemapkit.scan): the pages of a folder checked on
+every core must come out byte for byte as build_site writes them, one process or
+many, and as the serial path wrote them before."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, assert_valid
+from sitemapkit import Options, build_site
+from sitemapkit.cli import find_pages
+from sitemapkit.scan import build_folder
+
+BASE = "https://example.org/"
+ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _page(path: Path, head: str = "", stamp: int | None = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"<!doctype html><html><head><title>t</title>{head}</head><body>x</body></html>")
+    if stamp is not None:
+        os.utime(path, (stamp, stamp))
+
+
+def make_site(root: Path, times: str, duplicates: bool, alternates: bool = False) -> Path:
+    """A few hundred pages of every kind the checks tell apart, in many folders."""
+    site = root / "site"
+    stamps = {
+        "spread": lambda n: 1_700_000_000 + n * 3_613,
+        "flat": lambda n: 1_700_000_000,
+        "some before 1980": lambda n: 86_400 * n if n % 5 == 0 else 1_700_000_000 + n * 3_613,
+        "all before 1980": lambda n: 86_400 * n,
+    }[times]
+    n = 0
+    for section in range(12):
+        for number in range(25):
+            n += 1
+            url = f"{BASE}s{section}/p{number}/"
+            head = f'<link rel="canonical" href="{url}">'
+            if number == 3:
+                head = '<meta name="robots" content="noindex">'
+            elif number == 4:
+                head = f'<link rel="canonical" href="{BASE}s{section}/p0/">'
+            elif number == 5:
+                head = '<meta http-equiv="refresh" content="0; url=../p1/">'
+            elif number == 6:
+                head = ""
+            elif number == 7:
+                # A date the head declares wins over the file time.
+                head += f'<meta property="article:modified_time" content="2024-0{section % 9 + 1}-01T10:00:00+02:00">'
+            elif number == 8 and alternates:
+                # Versions of one another, each naming both (checked across pages).
+                other = f"{BASE}s{section}/p9/"
+                head += f'<link rel="alternate" hreflang="en" href="{url}"><link rel="alternate" hreflang="fr" href="{other}">'
+            elif number == 9 and alternates:
+                other = f"{BASE}s{section}/p8/"
+                head += f'<link rel="alternate" hreflang="en" href="{other}"><link rel="alternate" hreflang="fr" href="{url}">'
+            _page(site / f"s{section}" / f"p{number}" / "index.html", head, stamps(n))
+        _page(site / f"s{section}" / "a b.html", "", stamps(n + 1))
+        if duplicates:
+            # Once the same URL as "a b.html"; a name of its own since names are paths.
+            _page(site / f"s{section}" / "a%20b.html", "", stamps(n + 2))
+        _page(site / f"s{section}" / "ü & ñ.htm", "", stamps(n + 3))
+        n += 3
+    _page(site / "index.html", "", stamps(0))
+    _page(site / "404.html", "", stamps(0))
+    _page(site / ".hidden" / "x.html", "", stamps(0))
+    _page(site / "private" / "index.html", "", stamps(7))
+    (site / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
+    if not ROOT_USER:
+        _page(site / "s1" / "locked.html", "", stamps(9))
+        (site / "s1" / "locked.html").chmod(0)
+    return site
+
+
+def outputs(site: Path) -> dict[str, bytes]:
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(site.iterdir())
+        if p.is_file() and p.name.startswith(("sitemap", "robots"))
+    }
+
+
+def report_text(report) -> tuple[str, list, list]:
+    return report.details(), [(n.code, n.message) for n in report.notices], report.advice
+
+
+@pytest.mark.parametrize(
+    ("times", "lastmod", "duplicates", "alternates", "form"),
+    [
+        *[(times, "mtime", False, False, {}) for times in ("spread", "flat", "some before 1980", "all before 1980")],
+        ("spread", "mtime", True, False, {}),
+        ("flat", "mtime", True, False, {}),
+        ("spread", "none", True, False, {}),
+        ("spread", "none", False, False, {}),
+        ("spread", "mtime", False, True, {}),
+        ("spread", "mtime", False, False, {"format": "txt"}),
+        ("spread", "mtime", False, False, {"gzip": True, "stylesheet": True, "changefreq": "weekly"}),
+        ("flat", "mtime", False, False, {"lastmod_warnings": False}),
+    ],
+)
+def test_every_core_writes_what_build_site_writes(
+    tmp_path: Path, times: str, lastmod: str, duplicates: bool, alternates: bool, form: dict
+) -> None:
+    site = make_site(tmp_path / "made", times, duplicates, alternates)
+    # Small files and small chunks: shards, an index, and pages in many chunks.
+    options = Options(base_url=BASE, lastmod=lastmod, max_urls=100, report_file="report.txt", **form)
+    results = {}
+    for name, build in {
+        "build_site": lambda folder: build_site(sorted(find_pages(folder), key=lambda p: p.loc), options, folder),
+        "one process": lambda folder: build_folder(folder, options, workers=1, chunk_pages=7),
+        "two processes": lambda folder: build_folder(folder, options, workers=2, chunk_pages=7),
+        "default chunks": lambda folder: build_folder(folder, options),
+    }.items():
+        folder = tmp_path / name
+        shutil.copytree(site, folder, copy_function=shutil.copy2)
+        report = build(folder)
+        results[name] = (outputs(folder), (folder / "report.txt").read_bytes(), report_text(report), report.urls)
+    expected = results.pop("build_site")
+    files = expected[0]
+    assert len(files) > 4 and expected[3] > 250  # shards, an index, robots.txt
+    for name, got in results.items():
+        assert got == expected, name
+    for name, data in files.items():
+        if name.endswith(".xml") and not form:
+            assert_valid(data)
+    details = expected[2][0]
+    # File names are names: "a%20b.html" is served at a%2520b.html, no duplicate.
+    assert "excluded (duplicate)" not in details
+    assert "excluded (noindex): https://example.org/s0/p3/" in details
+    assert "excluded (robots.txt): https://example.org/private/" in details
+    assert (b"<xhtml:link" in b"".join(files.values())) == alternates
+    if lastmod == "mtime" and not form:
+        dates = re.findall(rb"<url><loc>[^<]*</loc><lastmod>([^<]*)", b"".join(files.values()))
+        # Each section's page with a date in its head has that date, whatever its file time.
+        assert len([d for d in dates if d.endswith(b"T10:00:00+02:00")]) == 12
+        assert any(not d.endswith(b"T10:00:00+02:00") for d in dates) == (times in ("spread", "some before 1980"))
+        assert any(code == "lastmod" for code, _ in expected[2][1]) == (times != "spread")
+    if not ROOT_USER:
+        assert any(code == "unreadable" for code, _ in expected[2][1])
+
+
+def test_the_static_fixture_comes_out_as_the_serial_path_writes_it(tmp_path: Path) -> None:
+    """`sitemapkit build` (every core) and build_site on find_pages' pages (the
+    serial path `build` took before) write the same files for fixtures/static."""
+    written = []
+    for name in ("command", "build_site"):
+        site = tmp_path / name
+        shutil.copytree(FIXTURES / "static", site)
+        pages = sorted(p for p in site.rglob("*.htm*") if p.is_file())
+        for number, page in enumerate(pages):
+            stamp = 1_700_000_000 + number * 90_061
+            os.utime(page, (stamp, stamp))
+        if name == "command":
+            result = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "sitemapkit",
+                    "build",
+                    str(site),
+                    "--base-url",
+                    BASE,
+                    "--lastmod",
+                    "mtime",
+                    "--max-urls",
+                    "2",
+                ],
+                capture_output=True,
+                text=True,
+            )
+            assert result.returncode == 0, result.stderr
+        else:
+            build_site(
+                sorted(find_pages(site), key=lambda p: p.loc), Options(base_url=BASE, lastmod="mtime", max_urls=2), site
+            )
+        written.append({p.name: p.read_bytes() for p in site.iterdir() if p.name.startswith(("sitemap", "robots"))})
+    assert written[0] == written[1]
+    assert len(written[0]) > 3 and b"<lastmod>" in written[0]["sitemap.xml"]
+
+
+def test_the_walk_finds_pages_in_page_order(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    for name in ["c.htm", "404.html", "d.txt", "a/index.html", "a/b.html", ".hidden/x.html", "é/x.html"]:
+        _page(site / name)
+    # A symlinked folder is not walked (its pages would be listed twice, or forever).
+    (site / "b").symlink_to(site / "a")
+    (site / "e.html").symlink_to(site / "c.htm")
+    from sitemapkit.scan import folder_page, walk_pages
+
+    names = list(walk_pages(site))
+    assert names == ["404.html", "c.htm", "e.html", "a/b.html", "a/index.html", "é/x.html"]
+    pages = [folder_page(n, site / n) for n in names]
+    assert [p.loc for p in pages] == ["404.html", "c.htm", "e.html", "a/b.html", "a/", "%C3%A9/x.html"]
+    assert [p.exclude_reason for p in pages] == ["error page", None, None, None, None, None]
+
+
+@pytest.mark.parametrize("where", ["the folder", "a folder inside"])
+def test_pages_in_git_are_dated_by_its_history(tmp_path: Path, where: str) -> None:
+    from conftest import git
+
+    site = make_site(tmp_path / "made", "spread", duplicates=False)
+    repository = site if where == "the folder" else site / "s3"
+    git(repository, "init", "-q")
+    git(repository, "add", "-A")
+    git(repository, "commit", "-q", "-m", "pages", when=dt.datetime(2021, 3, 4, 5, 6, 7, tzinfo=dt.timezone.utc))
+    options = Options(base_url=BASE, max_urls=100)  # lastmod 'auto'
+    written = []
+    for name, build in {
+        "build_site": lambda folder: build_site(sorted(find_pages(folder), key=lambda p: p.loc), options, folder),
+        "parallel": lambda folder: build_folder(folder, options, workers=2, chunk_pages=7),
+    }.items():
+        folder = tmp_path / name
+        shutil.copytree(site, folder, copy_function=shutil.copy2, symlinks=True)
+        build(folder)
+        written.append(outputs(folder))
+    assert written[0] == written[1]
+    assert b"<lastmod>2021-03-04T05:06:07+00:00</lastmod>" in b"".join(written[1].values())
