@@ -20,11 +20,10 @@ from .model import CHANGEFREQ_VALUES, MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MA
 from .dates import W3C_DATETIME
 from .encoder import SITEMAP_NS
 from .errors import OutputError, SitemapkitError
-from .robots import decode_robots_txt
+from .robots import decode_robots_txt, sitemap_line_url
 from .robotsrules import LINE_BREAK
 from .urls import Scope, encode_url, is_uri
 
-_ROBOTS_SITEMAP = re.compile(r"[ \t]*sitemap[ \t]*:[ \t]*(\S+)", re.IGNORECASE)
 _URL_CHILDREN = ("loc", "lastmod", "changefreq", "priority")
 # Compressed bytes read at a time; what they inflate to is capped separately.
 _GZIP_READ_SIZE = 65_536
@@ -83,9 +82,8 @@ def check_site(
             )
             robots_text = ""
         for number, line in enumerate(LINE_BREAK.split(robots_text.removeprefix("\ufeff")), 1):
-            match = _ROBOTS_SITEMAP.match(line)
-            if match:
-                url = match.group(1)
+            url = sitemap_line_url(line)
+            if url:
                 name = _local_name(url, scope)
                 found, why_not = (None, _NO_FILE) if name is None else site.file(name)
                 if name is None or found is None:

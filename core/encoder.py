@@ -21,7 +21,7 @@ from .dates import LastmodWriter, newest_written
 from .errors import UrlError
 from .languages import X_DEFAULT, language_tag
 from .model import Excluded, Notice, Options, Page
-from .urls import WEB_SCHEMES, OutOfScope, Scope, encode_url, escape_xml, is_web_url
+from .urls import SCHEME_NAME, WEB_SCHEMES, OutOfScope, Scope, encode_url, escape_xml, is_web_url
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
@@ -51,7 +51,7 @@ LASTMOD_OPEN = "<lastmod>"
 LASTMOD_CLOSE = "</lastmod>"
 URL_CLOSE = "</url>"
 # RFC 3986 section 3.1: a URL's scheme, up to its colon.
-_URI_SCHEME = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.-]*):")
+_URI_SCHEME = re.compile(r"\s*(" + SCHEME_NAME + "):")
 
 
 def _options_extra(options: Options) -> str:

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
-from .urls import encode_path, resolve_web_reference, same_file_key
+from .urls import SCHEME, encode_path, resolve_web_reference, same_file_key
 
 #: Bytes read from the start of each page at most. A head is a few KiB; a page
 #: whose head runs past this (inline scripts and styles) is checked on what fits.
@@ -480,7 +480,7 @@ def _resolve(base: str, href: str) -> str | None:
     return resolve_web_reference(base, _strip_url(href))
 
 
-_ORIGIN = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
+_ORIGIN = re.compile(SCHEME + "[^/?#]*")
 
 
 def _name_reading(base: str, href: str) -> str | None:

@@ -25,6 +25,13 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _MINIMAL = "User-agent: *\nDisallow:\n\n"
 
 
+def sitemap_line_url(line: str) -> str | None:
+    """The URL a robots.txt ``Sitemap:`` line names (after a byte order mark,
+    before a ``# comment``), or None for any other line."""
+    match = _SITEMAP_LINE.match(line.rstrip("\r\n"))
+    return match.group(1) if match else None
+
+
 def decode_robots_txt(data: bytes, name: str = "robots.txt") -> str:
     """robots.txt ``data`` as text, every byte kept: a byte order mark stays U+FEFF
     and each line end stays as it is (CRLF, CR or LF), so that encoding the text

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from . import publish
 from .build import _head_date, broken_canonicals_notice, build_site, select_page, start, write_sitemaps
-from .encoder import EncodeResult, ShardPlanner, _Formatter, encode_entries, loc_hash
+from .encoder import LASTMOD_CLOSE, LASTMOD_OPEN, EncodeResult, ShardPlanner, _Formatter, encode_entries, loc_hash
 from .errors import SitemapkitError
 from .htmlcheck import HeadFacts
 from .lastmod import _EXAMPLES, _GitRefused, _find_repo, file_times_notice, one_batch, trusted_file_time
@@ -55,7 +55,7 @@ _POOL_FROM_CHUNKS = 4
 # Where each listed page's bytes split: "LOC\0" + its walk position in this many
 # bytes + 1 when its lastmod is its file time (else 0) + its entry.
 _ORDER_BYTES = 5
-_LASTMOD_ELEMENT = re.compile(rb"<lastmod>[^<]*</lastmod>")
+_LASTMOD_ELEMENT = re.compile(LASTMOD_OPEN.encode("ascii") + b"[^<]*" + LASTMOD_CLOSE.encode("ascii"))
 _UTC = dt.timezone.utc
 
 

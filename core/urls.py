@@ -29,8 +29,10 @@ LONE_PERCENT = r"%(?![0-9A-Fa-f]{2})"
 #: NEL U+0085 among them). No way to write them that a crawler would read back,
 #: so a URL holding one is refused, wherever it stands.
 CONTROL_RANGES = ((0x00, 0x1F), (0x7F, 0x9F))
+#: RFC 3986 section 3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
+SCHEME_NAME = r"[A-Za-z][A-Za-z0-9+.-]*"
 #: "scheme://" marks an absolute URL; a bare "a:b" is a file name here, not a scheme.
-SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
+SCHEME = SCHEME_NAME + "://"
 #: A "." or ".." path segment after its "/", "." also spelled %2E (RFC 3986
 #: section 6.2.2.2), up to the end of the segment (the tab and line break end a
 #: line of a URL list). Every match holds one of DOT_SEGMENT_MARKS, which a
