@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import stat
 import xml.parsers.expat
 import zlib
