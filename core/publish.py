@@ -21,6 +21,7 @@ import os
 import re
 import struct
 import tempfile
+import types
 import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -34,6 +35,9 @@ try:
 except ImportError:  # not on a POSIX system: runs are not serialised there
     fcntl = None  # type: ignore[assignment]
 
+# The deflate in use: a module with zlib's interface (typed as a module, so mypy
+# agrees with and without the `fast` extra installed).
+_deflate: types.ModuleType
 try:
     # The optional `fast` extra: zlib-ng deflates the same level about 1.7 times as
     # fast, within a percent of zlib's size. Its bytes differ from zlib's, so the
