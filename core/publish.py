@@ -17,6 +17,7 @@ from __future__ import annotations
 import concurrent.futures
 import errno
 import hashlib
+import importlib
 import os
 import re
 import struct
@@ -35,16 +36,19 @@ try:
 except ImportError:  # not on a POSIX system: runs are not serialised there
     fcntl = None  # type: ignore[assignment]
 
-# The deflate in use: a module with zlib's interface (typed as a module, so mypy
-# agrees with and without the `fast` extra installed).
-_deflate: types.ModuleType
-try:
-    # The optional `fast` extra: zlib-ng deflates the same level about 1.7 times as
-    # fast, within a percent of zlib's size. Its bytes differ from zlib's, so the
-    # same input gives the same bytes wherever the same library is installed.
-    from zlib_ng import zlib_ng as _deflate
-except ImportError:  # the standard library's zlib
-    _deflate = zlib
+def _fast_deflate() -> types.ModuleType:
+    """The optional `fast` extra: zlib-ng deflates the same level about 1.7 times as
+    fast, within a percent of zlib's size. Its bytes differ from zlib's, so the
+    same input gives the same bytes wherever the same library is installed.
+    Without it, the standard library's zlib (imported by name, so the type is the
+    same either way)."""
+    try:
+        return importlib.import_module("zlib_ng.zlib_ng")
+    except ImportError:
+        return zlib
+
+
+_deflate = _fast_deflate()
 
 # The level gzip(1) and zlib use by default: the usual size/speed trade-off.
 GZIP_LEVEL = 6
