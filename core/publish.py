@@ -36,6 +36,7 @@ try:
 except ImportError:  # not on a POSIX system: runs are not serialised there
     fcntl = None  # type: ignore[assignment]
 
+
 def _fast_deflate() -> types.ModuleType:
     """The optional `fast` extra: zlib-ng deflates the same level about 1.7 times as
     fast, within a percent of zlib's size. Its bytes differ from zlib's, so the
