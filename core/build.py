@@ -7,20 +7,23 @@ resolved only for the pages that stay, in one pass.
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import dataclasses
 import datetime as dt
 import fnmatch
+import itertools
 import operator
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from . import publish
+from . import publish, workers
 from .errors import SitemapkitError, UrlError
 from .htmlcheck import HeadFacts, check_built_page, inspect_built_page
-from .lastmod import resolve_lastmods
-from .model import ERROR_PAGES, Excluded, Notice, Options, Page, Report
+from .lastmod import resolve_file_lastmods
+from .model import ERROR_PAGES, Excluded, Lastmod, Notice, Options, Page, Report
 from .robotsrules import RobotsRules
 from .dates import W3C_DATETIME, lastmod_instant, parse_lastmod
 from .encoder import EncodeResult, SitemapFile, encode_pages
@@ -61,31 +64,102 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
     handed: set[str] = set()  # the output files of the pages handed over
     broken_canonicals: list[str] = []
     output_dir = publication.folder
-    for page in pages:
-        if page.output is not None:
-            handed.add(os.fspath(page.output))
-        loc, listed = select_page(page, scope, options, rules, report, heads, output_dir, broken_canonicals)
-        if loc is None:
-            continue
-        scoped[page.loc] = loc
-        if not listed:
-            left_out[loc] = page
-        elif loc in kept:
-            report.excluded.append(Excluded(loc, "duplicate"))
-        else:
-            # Keyed by its sitemap loc; the page keeps the loc it was given (the
-            # writer encodes it again, cheaply), which saves a copy per page.
-            kept[loc] = page
+    page_list = pages if isinstance(pages, list) else list(pages)
+    read_ahead = _heads_read_ahead(page_list, options, output_dir)
+    try:
+        for page, verdict in zip(page_list, read_ahead):
+            if page.output is not None:
+                handed.add(os.fspath(page.output))
+            loc, listed = select_page(
+                page, scope, options, rules, report, heads, output_dir, broken_canonicals, verdict
+            )
+            if loc is None:
+                continue
+            scoped[page.loc] = loc
+            if not listed:
+                left_out[loc] = page
+            elif loc in kept:
+                report.excluded.append(Excluded(loc, "duplicate"))
+            else:
+                # Keyed by its sitemap loc; the page keeps the loc it was given (the
+                # writer encodes it again, cheaply), which saves a copy per page.
+                kept[loc] = page
+    finally:
+        read_ahead.close()
 
     report.excluded.extend(_pages_not_handed(output_dir, handed, scope, options))
     if broken_canonicals:
         report.notices.append(broken_canonicals_notice(broken_canonicals))
-    _resolve_dates(kept, left_out, scoped, options, scope, report, heads, page_dates)
+    lastmods = _resolve_dates(kept, left_out, scoped, options, scope, report, heads, page_dates)
     _resolve_alternates(kept, options, report, heads)
 
     return write_sitemaps(
-        lambda result: encode_pages([kept[loc] for loc in sorted(kept)], options, result), publication, report
+        lambda result: encode_pages([kept[loc] for loc in sorted(kept)], options, result, lastmods),
+        publication,
+        report,
     )
+
+
+# The state of a worker reading heads ahead (see _heads_read_ahead), set once.
+_head_worker: dict = {}
+
+
+def _start_head_worker(options: Options, output_dir: Path) -> None:
+    _head_worker.update(options=options, scope=Scope(options.base_url), output_dir=output_dir)
+
+
+def _read_heads(chunk: list[tuple[int, str, str]]) -> list[tuple[int, HeadVerdict]]:
+    """In a worker: the verdicts of the pages ``(index, loc as given, output)``
+    whose heads say something (most say nothing, and nothing is sent back)."""
+    options, scope, output_dir = _head_worker["options"], _head_worker["scope"], _head_worker["output_dir"]
+    said = []
+    for index, given, output in chunk:
+        try:
+            loc = scope.loc(given)
+        except (OutOfScope, UrlError):
+            continue  # never read: select_page leaves the page out first
+        verdict = head_verdict(output, loc, scope, options, output_dir)
+        if verdict is not NOTHING_SAID:
+            said.append((index, verdict))
+    return said
+
+
+def _heads_read_ahead(
+    pages: list[Page], options: Options, output_dir: Path
+) -> Generator[HeadVerdict | None, None, None]:
+    """What each page's head says (:func:`head_verdict`), in page order, read by
+    worker processes a few chunks ahead of the loop that takes them: the head
+    checks are the build's main cost, and independent per page. None for every
+    page of a small site, or where no worker can be forked: the loop reads them."""
+    count = workers.worker_count()
+    chunk_pages = workers.CHUNK_PAGES
+    if len(pages) < workers.POOL_FROM_CHUNKS * chunk_pages or count <= 1 or not workers.can_fork():
+        yield from itertools.repeat(None, len(pages))
+        return
+    pool = workers.start_pool(_start_head_worker, (options, output_dir), count)
+    starts = iter(range(0, len(pages), chunk_pages))
+
+    def submit(start: int) -> tuple[int, concurrent.futures.Future]:
+        chunk = [
+            (index, page.loc, os.fspath(page.output))
+            for index, page in enumerate(pages[start : start + chunk_pages], start)
+            # The pages whose heads the loop would read.
+            if page.output is not None and page.exclude_reason is None and page.listed
+        ]
+        return start, pool.submit(_read_heads, chunk)
+
+    try:
+        pending = collections.deque(submit(start) for start in itertools.islice(starts, 2 * count))
+        while pending:
+            start, future = pending.popleft()
+            said = dict(future.result())
+            following = next(starts, None)
+            if following is not None:
+                pending.append(submit(following))
+            for index in range(start, min(start + chunk_pages, len(pages))):
+                yield said.get(index, NOTHING_SAID)
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 def broken_canonicals_notice(broken_canonicals: list[str]) -> Notice:
@@ -119,13 +193,15 @@ def select_page(
     heads: dict[str, HeadFacts],
     output_dir: Path | None,
     broken_canonicals: list[str],
+    verdict: HeadVerdict | None = None,
 ) -> tuple[str | None, bool]:
     """A page's sitemap loc and whether it may be listed; what leaves it out goes
     into ``report``, what its head declares (dates, alternates) into ``heads``,
     a canonical link naming a page ``output_dir`` does not have into
     ``broken_canonicals``. The loc is None for a page that is out of scope or
     whose URL cannot be written (it dates nothing). Duplicates are the caller's
-    to find."""
+    to find. ``verdict`` is what :func:`head_verdict` said of the page's head,
+    when it was read already (in a worker process)."""
     try:
         loc = scope.loc(page.loc)
     except OutOfScope as out:
@@ -141,7 +217,7 @@ def select_page(
     elif not page.listed:
         reason = "metadata"
     else:
-        reason = _exclusion(page, loc, scope, options, rules, heads, output_dir, broken_canonicals)
+        reason = _exclusion(page, loc, scope, options, rules, heads, output_dir, broken_canonicals, verdict)
     if reason is None:
         return loc, True
     if isinstance(reason, tuple):
@@ -237,10 +313,12 @@ def _exclusion(
     heads: dict[str, HeadFacts],
     output_dir: Path | None = None,
     broken: list[str] | None = None,
+    verdict: HeadVerdict | None = None,
 ) -> str | tuple[str, str] | None:
     """Why ``page`` must stay out of the sitemap (a reason, or a reason and where
     the page points), or None. The cheap checks first: globs, then robots.txt
-    rules, then the built page's head, whose dates and alternates go to ``heads``."""
+    rules, then the built page's head (its ``verdict`` when it was read already),
+    whose dates and alternates go to ``heads``."""
     if options.exclude:
         below = scope.path_below(loc)
         decoded = unquote(below)
@@ -250,43 +328,64 @@ def _exclusion(
         parts = urlsplit(loc)
         if not rules.allows(parts.path + ("?" + parts.query if parts.query else "")):
             return "robots.txt"
-    output = page.output
-    if output is not None:
-        try:
-            facts = inspect_built_page(
-                output,
-                loc,
-                noindex=options.check_noindex,
-                canonical=options.check_canonical,
-                redirects=options.check_redirects,
-                dates=options.lastmod != "none",
-                alternates=True,
-                same_page=lambda target: _other_builder_form(output, loc, target),
-            )
-        except FileNotFoundError:
-            return None  # not written (yet): nothing in it can ask to be left out
-        except OSError as error:
-            # There, but its head cannot be read (permissions, a folder, a FIFO):
-            # unchecked, it might be a noindex page, so it is reported, not listed.
-            if options.check_noindex or options.check_canonical or options.check_redirects:
-                return ("unreadable", f"{page.output}: {error.strerror or error}")
-            return None  # nothing asked of its head but its dates and alternates
-        if facts.modified or facts.alternates:
-            heads[loc] = facts
-        reason, target = facts.reason, facts.canonical_target
-        # A canonical target that is a page of the site is listed under its own
-        # entry; the report says where the left-out page points.
-        if reason == "canonical" and target:
-            if output_dir is not None and _serves(output_dir, scope, target) is False:
-                # A canonical naming a page the site does not have is broken
-                # (Zensical writes ".../what" for ".../what%3F/"): crawlers pass
-                # over it, so the page stays listed, and the user is told.
-                if broken is not None:
-                    broken.append(f"{loc} -> {target}")
-                return None
-            return ("canonical", target)
-        return reason
-    return None
+    if page.output is None:
+        return None
+    reason, facts, broken_text = (
+        head_verdict(page.output, loc, scope, options, output_dir) if verdict is None else verdict
+    )
+    if facts is not None:
+        heads[loc] = facts
+    if broken_text is not None and broken is not None:
+        broken.append(broken_text)
+    return reason
+
+
+#: What a page's head says for the sitemap (see :func:`head_verdict`).
+HeadVerdict = tuple[str | tuple[str, str] | None, HeadFacts | None, str | None]
+#: A head that says nothing: the page is listed, nothing declared, nothing broken.
+NOTHING_SAID: HeadVerdict = (None, None, None)
+
+
+def head_verdict(output: Path | str, loc: str, scope: Scope, options: Options, output_dir: Path | None) -> HeadVerdict:
+    """What the head of ``output``, the built page at ``loc``, says for the
+    sitemap: why it must stay out (a reason, or a reason and where the page
+    points) or None; its dates and alternates (None when it declares neither);
+    and ``"loc -> target"`` when its canonical link names a page ``output_dir``
+    does not have (it stays listed). Reads only that one file, so pages can be
+    checked in any process, in any order."""
+    try:
+        facts = inspect_built_page(
+            output,
+            loc,
+            noindex=options.check_noindex,
+            canonical=options.check_canonical,
+            redirects=options.check_redirects,
+            dates=options.lastmod != "none",
+            alternates=True,
+            same_page=lambda target: _other_builder_form(output, loc, target),
+        )
+    except FileNotFoundError:
+        return NOTHING_SAID  # not written (yet): nothing in it can ask to be left out
+    except OSError as error:
+        # There, but its head cannot be read (permissions, a folder, a FIFO):
+        # unchecked, it might be a noindex page, so it is reported, not listed.
+        if options.check_noindex or options.check_canonical or options.check_redirects:
+            return ("unreadable", f"{output}: {error.strerror or error}"), None, None
+        return NOTHING_SAID  # nothing asked of its head but its dates and alternates
+    declared = facts if facts.modified or facts.alternates else None
+    reason, target = facts.reason, facts.canonical_target
+    # A canonical target that is a page of the site is listed under its own
+    # entry; the report says where the left-out page points.
+    if reason == "canonical" and target:
+        if output_dir is not None and _serves(output_dir, scope, target) is False:
+            # A canonical naming a page the site does not have is broken
+            # (Zensical writes ".../what" for ".../what%3F/"): crawlers pass
+            # over it, so the page stays listed, and the user is told.
+            return None, declared, f"{loc} -> {target}"
+        return ("canonical", target), declared, None
+    if reason is None and declared is None:
+        return NOTHING_SAID
+    return reason, declared, None
 
 
 def _serves(output_dir: Path, scope: Scope, url: str) -> bool | None:
@@ -339,16 +438,20 @@ def _resolve_dates(
     report: Report,
     heads: dict[str, HeadFacts],
     page_dates: str | None = None,
-) -> None:
+) -> dict[str, Lastmod]:
     """Each page's date, the first there is of: its metadata (front matter); the
     git date or file time of its source, when that is a file of its own; the
     dates its built head declares (:func:`_head_date`); the git date or file time
-    of the built page itself. Then listing pages from their members."""
+    of the built page itself. Then listing pages from their members.
+
+    Returned by the ``loc`` each kept page was given, where it is not the
+    page's own ``lastmod`` (a dict entry, not a copy of every page)."""
+    lastmods: dict[str, Lastmod] = {}
     if options.lastmod == "none":
-        for loc, page in kept.items():
+        for page in kept.values():
             if page.lastmod is not None:
-                kept[loc] = dataclasses.replace(page, lastmod=None)
-        return
+                lastmods[page.loc] = None
+        return lastmods
 
     def member_loc(member: str) -> str | None:
         try:
@@ -392,11 +495,12 @@ def _resolve_dates(
     dates: dict[str, dt.datetime | None] = {}
     not_in_git: set[str] = set()
     if sources or includes:
-        found = resolve_lastmods(sorted(sources), options.lastmod, sorted(includes - sources), page_dates=page_dates)
         # Keyed by the file as pages mostly give it, so each page looks its date
         # up without making a Path again (_date_of).
-        dates = {str(path): date for path, date in found.dates.items()}
-        not_in_git = set(map(str, found.not_in_git))
+        found = resolve_file_lastmods(
+            sorted(sources), options.lastmod, sorted(includes - sources), page_dates=page_dates
+        )
+        dates, not_in_git = found.dates, found.not_in_git
         if options.lastmod_warnings:
             report.notices.extend(found.notices)
         else:
@@ -405,7 +509,7 @@ def _resolve_dates(
     # loc -> (instant, lastmod as given): the instant finds the newest, the value is
     # copied as written, so a date stays a date and an offset stays an offset.
     # Kept only when some page lists others.
-    resolved: dict[str, tuple[dt.datetime, object]] = {}
+    resolved: dict[str, tuple[dt.datetime, Lastmod]] = {}
     generated: list[str] = []
     for loc, page in dated:
         value = page.lastmod
@@ -429,8 +533,11 @@ def _resolve_dates(
                 continue
         elif isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
             value = _parse_front_matter_date(value, page)
-        if value is not page.lastmod and kept.get(loc) is page:
-            kept[loc] = _with_lastmod(page, value)
+        if value is not page.lastmod:
+            if kept.get(loc) is page:
+                lastmods[page.loc] = value
+            if not listings:
+                continue  # found here (git, file time, head, parsed): a date already
         try:
             instant = lastmod_instant(value)
         except UrlError as error:
@@ -445,8 +552,11 @@ def _resolve_dates(
         if member_dates and loc in resolved:
             member_dates.append(resolved[loc])
         if member_dates:
-            kept[loc] = _with_lastmod(kept[loc], max(member_dates, key=operator.itemgetter(0))[1])
-    report.undated_generated = sorted(loc for loc in generated if loc in kept and kept[loc].lastmod is None)
+            lastmods[kept[loc].loc] = max(member_dates, key=operator.itemgetter(0))[1]
+    report.undated_generated = sorted(
+        loc for loc in generated if loc in kept and lastmods.get(kept[loc].loc, kept[loc].lastmod) is None
+    )
+    return lastmods
 
 
 def _key(file, dates: dict[str, dt.datetime | None]) -> str:
@@ -480,20 +590,6 @@ def _head_date(facts: HeadFacts):
         except ValueError:
             continue
     return None
-
-
-# Page's fields in order, all of them init fields (Page(*values) takes them all).
-_PAGE_FIELDS = [field.name for field in dataclasses.fields(Page)]
-_page_values = operator.attrgetter(*_PAGE_FIELDS)
-_LASTMOD_FIELD = _PAGE_FIELDS.index("lastmod")
-
-
-def _with_lastmod(page: Page, value) -> Page:
-    """``dataclasses.replace(page, lastmod=value)`` in half the time (that builds a
-    dict of every field by name): done for every listing page of a site."""
-    values = list(_page_values(page))
-    values[_LASTMOD_FIELD] = value
-    return Page(*values)
 
 
 def _parse_front_matter_date(value: str, page: Page):

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import enum
 import hashlib
 import itertools
 import operator
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 
 from .dates import LastmodWriter, newest_written
 from .errors import UrlError
 from .languages import X_DEFAULT, language_tag
-from .model import Excluded, Notice, Options, Page
+from .model import Excluded, Lastmod, Notice, Options, Page
 from .urls import SCHEME_NAME, WEB_SCHEMES, OutOfScope, Scope, encode_url, escape_xml, is_web_url
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -124,6 +125,15 @@ def loc_hash(loc: bytes) -> int:
     return zlib.crc32(loc)
 
 
+class _Own(enum.Enum):
+    """The page's own ``lastmod`` (:meth:`_Formatter.entry`'s default)."""
+
+    OWN = "own"
+
+
+OWN = _Own.OWN
+
+
 class _Formatter:
     """Turns one page into its ``<url>`` element (or text line), as ASCII bytes
     without the line break."""
@@ -145,8 +155,9 @@ class _Formatter:
         assert self.previous is not None, "loc_hash() follows an entry"
         return loc_hash(self.previous.encode("ascii"))
 
-    def entry(self, page: Page) -> bytes | None:
-        """The entry for ``page``, or None when it is left out (and reported)."""
+    def entry(self, page: Page, lastmod: Lastmod | _Own = OWN) -> bytes | None:
+        """The entry for ``page`` (dated ``lastmod`` when given, else by its
+        own), or None when it is left out (and reported)."""
         try:
             loc = self.scope.loc(page.loc)
         except OutOfScope as out:
@@ -161,12 +172,12 @@ class _Formatter:
             # The text form: "one URL per line ... must not contain anything else".
             return loc.encode("ascii")
         try:
-            lastmod = self.lastmod_text(page.lastmod)
+            written = self.lastmod_text(page.lastmod if lastmod is OWN else lastmod)
         except UrlError as error:
             raise UrlError(f"{page.loc}: {error}") from None
         parts = [URL_OPEN, escape_xml(loc), LOC_CLOSE]
-        if lastmod is not None:
-            parts += [LASTMOD_OPEN, lastmod, LASTMOD_CLOSE]
+        if written is not None:
+            parts += [LASTMOD_OPEN, written, LASTMOD_CLOSE]
         if page.changefreq is not None or page.priority is not None:
             if page.changefreq is not None:
                 parts += ["<changefreq>", page.changefreq, "</changefreq>"]
@@ -467,6 +478,7 @@ def encode_pages(
     pages: Iterable[Page],
     options: Options,
     result: EncodeResult | None = None,
+    lastmods: Mapping[str, Lastmod] | None = None,
 ) -> Iterator[SitemapFile]:
     """Yield the sitemap files for ``pages``, in the order given, shards first.
 
@@ -474,13 +486,16 @@ def encode_pages(
     ``options.filename``. Otherwise content-defined shards, then one or more
     ``<sitemapindex>`` files: the first named ``options.filename``, the others
     ``<stem>-index-<n>.xml``. Dropped URLs and counts go into ``result``.
+    ``lastmods`` holds the dates resolved for pages (by their ``loc``) in place
+    of their own ``lastmod``.
     """
     result = result if result is not None else EncodeResult()
     formatter = _Formatter(options, Scope(options.base_url), result)
+    resolved = lastmods or {}
 
     def entries() -> Iterator[tuple[bytes, str, int, bool]]:
         for page in pages:
-            entry = formatter.entry(page)
+            entry = formatter.entry(page, resolved.get(page.loc, page.lastmod))
             if entry is not None:
                 yield entry, page.loc, formatter.loc_hash(), bool(page.alternates)
 

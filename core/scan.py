@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import array
 import collections
-import concurrent.futures
 import datetime as dt
 import heapq
 import itertools
-import multiprocessing
 import os
 import re
 import shutil
@@ -45,12 +43,8 @@ from .lastmod import _EXAMPLES, _GitRefused, _find_repo, file_times_notice, one_
 from .model import ERROR_PAGES, Excluded, Notice, Options, Page, Report
 from .robotsrules import RobotsRules
 from .urls import HTML_SUFFIXES, Scope, path_of_file
+from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, can_fork, start_pool, worker_count
 
-
-# Pages per hand-off to a worker: enough that the hand-off costs nothing next to
-# reading the pages, few enough that every core starts early and memory stays flat.
-CHUNK_PAGES = 1024
-_POOL_FROM_CHUNKS = 4
 
 # Where each listed page's bytes split: "LOC\0" + its walk position in this many
 # bytes + 1 when its lastmod is its file time (else 0) + its entry.
@@ -360,28 +354,19 @@ def _build_folder(
     chunks = _chunks(walk_pages(site_dir, repositories), chunk_pages)
     # Processes pay for themselves from a few chunks on (starting them costs about
     # what checking a thousand pages does).
-    ahead = list(itertools.islice(chunks, _POOL_FROM_CHUNKS))
-    small = len(ahead) < _POOL_FROM_CHUNKS
+    ahead = list(itertools.islice(chunks, POOL_FROM_CHUNKS))
+    small = len(ahead) < POOL_FROM_CHUNKS
     if workers is None and not small:
-        from .urllist import _worker_count  # one rule for how many processes
-
-        workers = _worker_count()
-    if small or workers is None or workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        # A small site, one core, or no fork (Windows): no processes.
+        workers = worker_count()
+    if small or workers is None or workers <= 1 or not can_fork():
+        # A small site, one core, or no fork (Windows, other threads): no processes.
         _start_worker(options, str(site_dir), rules)
         position = 0
         for names in itertools.chain(ahead, chunks):
             found.add(_check_chunk(names, position))
             position += len(names)
     else:
-        # Forked now, while this process is small (a fork copies its memory), and
-        # before anything here starts a thread.
-        pool = concurrent.futures.ProcessPoolExecutor(
-            workers,
-            mp_context=multiprocessing.get_context("fork"),
-            initializer=_start_worker,
-            initargs=(options, str(site_dir), rules),
-        )
+        pool = start_pool(_start_worker, (options, str(site_dir), rules), workers)
         try:
             pending: collections.deque = collections.deque()
             position = 0

@@ -19,20 +19,17 @@ import binascii
 import collections
 import concurrent.futures
 import itertools
-import multiprocessing
 import os
 import operator
 import re
-import signal
 import stat
-import sys
 import xml.sax.saxutils
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-from . import publish
+from . import publish, workers
 from .dates import FIXED_WIDTH_FORMS
 from .errors import UrlError
 from .model import MAX_LOC_LENGTH, Excluded, Options, Page, Report
@@ -379,40 +376,8 @@ def _write(folder: Path, files: list[SitemapFile]) -> list[SitemapFile]:
 # Worker process state, set once by _start_worker (fork copies the rest).
 _worker: dict = {}
 
-# prctl(2): "Set the parent-death signal of the calling process".
-_PR_SET_PDEATHSIG = 1
 
-
-def _exit_with_parent(parent: int) -> None:
-    """A worker ends when this run's main process does, even by SIGKILL (which
-    runs no clean-up): otherwise it would live on, reparented, holding its block.
-    Linux delivers a signal for it; elsewhere a thread watches the parent."""
-    armed = False
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-        except (OSError, AttributeError):
-            armed = False
-    if os.getppid() != parent:  # the parent died before the signal was armed
-        os._exit(1)
-    if not armed:
-        import threading
-        import time
-
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(0.5)
-            os._exit(1)
-
-        threading.Thread(target=watch, name="sitemapkit-watch-parent", daemon=True).start()
-
-
-def _start_worker(options: Options, folder: str, descriptor: int | None, parent: int | None = None) -> None:
-    if parent is not None:
-        _exit_with_parent(parent)
+def _start_worker(options: Options, folder: str, descriptor: int | None) -> None:
     _worker.update(formatter=_BlockFormatter(options), folder=Path(folder), descriptor=descriptor)
 
 
@@ -513,44 +478,14 @@ def _write_pieces(pieces: list[Piece]) -> list[SitemapFile]:
     )
 
 
-def _worker_count() -> int:
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cpus = os.cpu_count() or 1
-    return min(cpus, 4)
-
-
-class _InProcess:
-    """The pool's interface, doing each task at once: for a single core."""
-
-    def __init__(self, options: Options, folder: Path, descriptor: int | None) -> None:
-        _start_worker(options, str(folder), descriptor)
-
-    def submit(self, task, *args) -> concurrent.futures.Future:
-        future: concurrent.futures.Future = concurrent.futures.Future()
-        future.set_result(task(*args))
-        return future
-
-    def shutdown(self, cancel_futures: bool = False) -> None:
-        pass
-
-
 def _start_pool(options: Options, folder: Path, descriptor: int | None):
     """The workers, and how many blocks to hand out ahead of the one awaited."""
-    workers = _worker_count()
-    if workers == 1:
-        return _InProcess(options, folder, descriptor), 0
-    # Forked now, while this process is small (a fork copies its memory), and
-    # before anything here starts a thread.
-    pool = concurrent.futures.ProcessPoolExecutor(
-        workers,
-        mp_context=multiprocessing.get_context("fork"),
-        initializer=_start_worker,
-        initargs=(options, str(folder), descriptor, os.getpid()),
-    )
+    count = workers.worker_count()
+    pool = workers.start_pool(_start_worker, (options, str(folder), descriptor), count)
+    if isinstance(pool, workers.InProcess):
+        return pool, 0
     # A few blocks ahead keep every core busy while memory stays bounded.
-    return pool, workers + 1
+    return pool, count + 1
 
 
 class _InOrder:

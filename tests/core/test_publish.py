@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemapkit import Options, OutputError, Page, build_site, publish, urllist
+from sitemapkit import Options, OutputError, Page, build_site, publish, urllist, workers
 from sitemapkit.check import check_site
 
 BASE = "https://example.org/"
@@ -213,7 +213,7 @@ def failed_at(step: int, run, folder: Path, pages: list[Page], options: Options,
 def one_process(monkeypatch):
     """generate's workers in this process, so the hook sees every step in order
     (the subprocess tests below use real workers)."""
-    monkeypatch.setattr(urllist, "_worker_count", lambda: 1)
+    monkeypatch.setattr(workers, "worker_count", lambda: 1)
     monkeypatch.setattr(urllist, "BLOCK_BYTES", 512)
     yield
     publish.fault_hook = None

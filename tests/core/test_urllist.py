@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from conftest import sitemap_entries
 from sitemapkit import Options, Page, UrlError
-from sitemapkit import urllist
+from sitemapkit import urllist, workers
 from sitemapkit.urllist import plain_block_entries, write_url_list
 from sitemapkit.encoder import EncodeResult, _Formatter, encode_pages
 from sitemapkit.urls import Scope
@@ -117,10 +117,10 @@ def make_list(n: int, seed: int = 7) -> list[str]:
 
 
 @pytest.mark.parametrize("source_kind", ["file", "stream"])
-@pytest.mark.parametrize("workers", [2, 1])
+@pytest.mark.parametrize("processes", [2, 1])
 @pytest.mark.parametrize("n", [50, 3000])
 def test_parallel_writer_matches_page_generator(
-    tmp_path: Path, n: int, workers: int, source_kind: str, monkeypatch
+    tmp_path: Path, n: int, processes: int, source_kind: str, monkeypatch
 ) -> None:
     """Worker processes (or one process), block boundaries, workers reading their
     own blocks from a file, and stitching change nothing in the output."""
@@ -134,7 +134,7 @@ def test_parallel_writer_matches_page_generator(
     out = tmp_path / "out"
     out.mkdir()
     monkeypatch.setattr(urllist, "BLOCK_BYTES", 1024)  # many blocks, so stitching is exercised
-    monkeypatch.setattr(urllist, "_worker_count", lambda: workers)
+    monkeypatch.setattr(workers, "worker_count", lambda: processes)
     result = EncodeResult()
     if source_kind == "file":
         (tmp_path / "urls.tsv").write_bytes(text)
@@ -221,7 +221,7 @@ def run_list(
     out.mkdir()
     if block_bytes is not None:
         monkeypatch.setattr(urllist, "BLOCK_BYTES", block_bytes)
-        monkeypatch.setattr(urllist, "_worker_count", lambda: 2)
+        monkeypatch.setattr(workers, "worker_count", lambda: 2)
     result = EncodeResult()
     opts = Options(base_url=BASE, **options)
     if source_kind == "file":
