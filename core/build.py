@@ -15,7 +15,7 @@ import fnmatch
 import itertools
 import operator
 import os
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -57,25 +57,28 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
     # Left-out pages still date the listing pages that show them (a tag page
     # changed when its newest article did, noindex or not).
     left_out: dict[str, Page] = {}
-    scoped: dict[str, str] = {}  # each loc as given -> its sitemap loc
+    # Each loc as given -> its sitemap loc, for the listing pages to find their
+    # members by (only when there are listing pages: one entry a page).
+    scoped: dict[str, str] = {}
     # What each page's head declares (its dates, its hreflang alternates), from the
     # same one read as the noindex, canonical and redirect checks.
     heads: dict[str, HeadFacts] = {}
-    handed: set[str] = set()  # the output files of the pages handed over
     broken_canonicals: list[str] = []
     output_dir = publication.folder
     page_list = pages if isinstance(pages, list) else list(pages)
-    read_ahead = _heads_read_ahead(page_list, options, output_dir)
+    listings = any(page.members for page in page_list)
+    # The output files of the pages handed over.
+    handed = {os.fspath(page.output) for page in page_list if page.output is not None}
+    ahead = _ReadAhead(page_list, options, output_dir, handed)
     try:
-        for page, verdict in zip(page_list, read_ahead):
-            if page.output is not None:
-                handed.add(os.fspath(page.output))
+        for page, verdict in zip(page_list, ahead.verdicts()):
             loc, listed = select_page(
                 page, scope, options, rules, report, heads, output_dir, broken_canonicals, verdict
             )
             if loc is None:
                 continue
-            scoped[page.loc] = loc
+            if listings:
+                scoped[page.loc] = loc
             if not listed:
                 left_out[loc] = page
             elif loc in kept:
@@ -84,10 +87,12 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
                 # Keyed by its sitemap loc; the page keeps the loc it was given (the
                 # writer encodes it again, cheaply), which saves a copy per page.
                 kept[loc] = page
+        not_handed = ahead.files_not_handed()
     finally:
-        read_ahead.close()
+        ahead.close()
 
-    report.excluded.extend(_pages_not_handed(output_dir, handed, scope, options))
+    report.excluded.extend(_pages_not_handed(not_handed, scope, options))
+    del handed, page_list
     if broken_canonicals:
         report.notices.append(broken_canonicals_notice(broken_canonicals))
     lastmods = _resolve_dates(kept, left_out, scoped, options, scope, report, heads, page_dates)
@@ -100,18 +105,18 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
     )
 
 
-# The state of a worker reading heads ahead (see _heads_read_ahead), set once.
-_head_worker: dict = {}
+# The state of a worker of _ReadAhead, set once.
+_ahead_worker: dict = {}
 
 
-def _start_head_worker(options: Options, output_dir: Path) -> None:
-    _head_worker.update(options=options, scope=Scope(options.base_url), output_dir=output_dir)
+def _start_ahead_worker(options: Options, output_dir: Path, handed: set[str]) -> None:
+    _ahead_worker.update(options=options, scope=Scope(options.base_url), output_dir=output_dir, handed=handed)
 
 
 def _read_heads(chunk: list[tuple[int, str, str]]) -> list[tuple[int, HeadVerdict]]:
     """In a worker: the verdicts of the pages ``(index, loc as given, output)``
     whose heads say something (most say nothing, and nothing is sent back)."""
-    options, scope, output_dir = _head_worker["options"], _head_worker["scope"], _head_worker["output_dir"]
+    options, scope, output_dir = _ahead_worker["options"], _ahead_worker["scope"], _ahead_worker["output_dir"]
     said = []
     for index, given, output in chunk:
         try:
@@ -124,32 +129,62 @@ def _read_heads(chunk: list[tuple[int, str, str]]) -> list[tuple[int, HeadVerdic
     return said
 
 
-def _heads_read_ahead(
-    pages: list[Page], options: Options, output_dir: Path
-) -> Generator[HeadVerdict | None, None, None]:
-    """What each page's head says (:func:`head_verdict`), in page order, read by
-    worker processes a few chunks ahead of the loop that takes them: the head
-    checks are the build's main cost, and independent per page. None for every
-    page of a small site, or where no worker can be forked: the loop reads them."""
-    count = workers.worker_count()
-    chunk_pages = workers.CHUNK_PAGES
-    if len(pages) < workers.POOL_FROM_CHUNKS * chunk_pages or count <= 1 or not workers.can_fork():
-        yield from itertools.repeat(None, len(pages))
-        return
-    pool = workers.start_pool(_start_head_worker, (options, output_dir), count)
-    starts = iter(range(0, len(pages), chunk_pages))
+def _files_not_handed() -> list[tuple[str, str]]:
+    """In a worker (or here): the HTML files of the output folder that are no
+    handed page's output, as ``(path, relative name)``."""
+    handed: set[str] = _ahead_worker["handed"]
+    found = [(path, name) for path, name in _html_files(os.fspath(_ahead_worker["output_dir"])) if path not in handed]
+    if not found:
+        return found
+    # Outputs handed in another spelling (relative, with ".."): each made and
+    # kept only when it differs, so a site of absolute paths costs no memory.
+    respelled = {spelling for path in handed if (spelling := os.path.abspath(path)) != path}
+    return [
+        (path, name)
+        for path, name in found
+        if (spelling := os.path.abspath(path)) not in handed and spelling not in respelled
+    ]
 
-    def submit(start: int) -> tuple[int, concurrent.futures.Future]:
-        chunk = [
-            (index, page.loc, os.fspath(page.output))
-            for index, page in enumerate(pages[start : start + chunk_pages], start)
-            # The pages whose heads the loop would read.
-            if page.output is not None and page.exclude_reason is None and page.listed
-        ]
-        return start, pool.submit(_read_heads, chunk)
 
-    try:
-        pending = collections.deque(submit(start) for start in itertools.islice(starts, 2 * count))
+class _ReadAhead:
+    """What build_site's loop needs from the disk, read by worker processes
+    before it needs it: what each page's head says (:func:`head_verdict`), a few
+    chunks ahead of the loop, and the output folder's HTML files that no page
+    stands for. The head checks are the build's main cost, independent per page,
+    and the walk needs nothing the loop finds. A small site, or a process that
+    cannot fork (see :func:`workers.can_fork`), does both here, as the loop goes.
+    """
+
+    def __init__(self, pages: list[Page], options: Options, output_dir: Path, handed: set[str]) -> None:
+        self.pages = pages
+        self.chunk_pages = workers.CHUNK_PAGES
+        self.count = workers.worker_count()
+        state = (options, output_dir, handed)
+        self.pool: workers.Pool | None = None
+        if len(pages) >= workers.POOL_FROM_CHUNKS * self.chunk_pages and self.count > 1 and workers.can_fork():
+            self.pool = workers.start_pool(_start_ahead_worker, state, self.count)
+            self.not_handed = self.pool.submit(_files_not_handed)
+        else:
+            _start_ahead_worker(*state)
+
+    def verdicts(self) -> Iterator[HeadVerdict | None]:
+        """Each page's verdict in page order; None where the loop reads the head."""
+        pages, chunk_pages, pool = self.pages, self.chunk_pages, self.pool
+        if pool is None:
+            yield from itertools.repeat(None, len(pages))
+            return
+        starts = iter(range(0, len(pages), chunk_pages))
+
+        def submit(start: int) -> tuple[int, concurrent.futures.Future]:
+            chunk = [
+                (index, page.loc, os.fspath(page.output))
+                for index, page in enumerate(pages[start : start + chunk_pages], start)
+                # The pages whose heads the loop would read.
+                if page.output is not None and page.exclude_reason is None and page.listed
+            ]
+            return start, pool.submit(_read_heads, chunk)
+
+        pending = collections.deque(submit(start) for start in itertools.islice(starts, 2 * self.count))
         while pending:
             start, future = pending.popleft()
             said = dict(future.result())
@@ -158,8 +193,13 @@ def _heads_read_ahead(
                 pending.append(submit(following))
             for index in range(start, min(start + chunk_pages, len(pages))):
                 yield said.get(index, NOTHING_SAID)
-    finally:
-        pool.shutdown(cancel_futures=True)
+
+    def files_not_handed(self) -> list[tuple[str, str]]:
+        return _files_not_handed() if self.pool is None else self.not_handed.result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
 
 
 def broken_canonicals_notice(broken_canonicals: list[str]) -> Notice:
@@ -264,19 +304,14 @@ def _html_files(folder: str, prefix: str = "") -> Iterator[tuple[str, str]]:
             yield entry.path, prefix + entry.name
 
 
-def _pages_not_handed(output_dir: Path, handed: set[str], scope: Scope, options: Options) -> list[Excluded]:
-    """The HTML files in the output folder that no page stands for, each with why
-    it is not listed: the adapter's tool did not build it as a page (another
-    plugin's redirect stub, a theme file copied as it is). No page the site
-    serves leaves the sitemap without a reason in the report."""
-    found = [(path, name) for path, name in _html_files(os.fspath(output_dir)) if path not in handed]
-    if not found:
-        return []
-    absolute = {os.path.abspath(path) for path in handed}
+def _pages_not_handed(found: list[tuple[str, str]], scope: Scope, options: Options) -> list[Excluded]:
+    """The HTML files in the output folder that no page stands for (``found``,
+    as ``(path, relative name)``: see _files_not_handed), each with why it is
+    not listed: the adapter's tool did not build it as a page (another plugin's
+    redirect stub, a theme file copied as it is). No page the site serves leaves
+    the sitemap without a reason in the report."""
     excluded = []
     for path, name in found:
-        if os.path.abspath(path) in absolute:
-            continue
         try:
             loc = scope.loc(encode_path(path_of_file(name)))
         except (OutOfScope, UrlError):
@@ -469,14 +504,19 @@ def _resolve_dates(
             listings[loc] = locs
     # Left-out members are dated too (their loc is not a kept page's).
     wanted = sorted({m for members in listings.values() for m in members if m in left_out and m not in kept})
-    dated = [*((loc, left_out[loc]) for loc in wanted), *kept.items()]
+
+    def dated() -> Iterator[tuple[str, Page]]:
+        # Walked twice rather than held: a list of 100,000 pairs is memory for nothing.
+        yield from ((loc, left_out[loc]) for loc in wanted)
+        yield from kept.items()
+
     # A page whose only source is its own built file (sitemapkit build on a plain
     # folder) is dated by its head first: the file's time is the build's.
     head_dates = {loc: date for loc, facts in heads.items() if (date := _head_date(facts)) is not None}
     by_head = (
         {
             loc
-            for loc, page in dated
+            for loc, page in dated()
             if page.lastmod is None and loc in head_dates and (page.source is None or _is_own_output(page))
         }
         if head_dates
@@ -484,22 +524,25 @@ def _resolve_dates(
     )
     # Strings, not Path objects: making, hashing and sorting 100,000 of those
     # cost more than the rest of the date pass.
-    sources: set[str] = set()
+    # A sorted list, not a set: a set of 100,000 names is a table of 262,144 slots.
+    sources: list[str] = []
     includes: set[str] = set()
-    for loc, page in dated:
+    for loc, page in dated():
         if page.lastmod is None and loc not in by_head:
             if page.source is not None:
-                sources.add(os.fspath(page.source))
+                sources.append(os.fspath(page.source))
             if page.includes:
                 includes.update(os.fspath(include) for include in page.includes)
+    sources.sort()
+    sources = [name for name, _ in itertools.groupby(sources)]  # each named once
     dates: dict[str, dt.datetime | None] = {}
     not_in_git: set[str] = set()
     if sources or includes:
         # Keyed by the file as pages mostly give it, so each page looks its date
         # up without making a Path again (_date_of).
-        found = resolve_file_lastmods(
-            sorted(sources), options.lastmod, sorted(includes - sources), page_dates=page_dates
-        )
+        only_included = sorted(includes.difference(sources))
+        found = resolve_file_lastmods(sources, options.lastmod, only_included, page_dates=page_dates)
+        del sources, includes
         dates, not_in_git = found.dates, found.not_in_git
         if options.lastmod_warnings:
             report.notices.extend(found.notices)
@@ -511,7 +554,7 @@ def _resolve_dates(
     # Kept only when some page lists others.
     resolved: dict[str, tuple[dt.datetime, Lastmod]] = {}
     generated: list[str] = []
-    for loc, page in dated:
+    for loc, page in dated():
         value = page.lastmod
         if value is None and loc in by_head:
             value = head_dates[loc]

@@ -154,13 +154,12 @@ def _without_git(
 ) -> LastmodResult[FileName]:
     """``none`` and ``mtime`` for distinct ``paths`` and ``extra`` includes
     (which only git dates)."""
-    every: dict[FileName, dt.datetime | None] = dict.fromkeys(itertools.chain(paths, extra))
     if mode == "none":
-        return LastmodResult(every)
-    dates, notice = _file_times(paths, page_dates)
+        return LastmodResult(dict.fromkeys(itertools.chain(paths, extra)))
     # Callers get their paths back in the order they gave them.
-    every.update(dates)
-    return LastmodResult(every, [notice] if notice else [])
+    dates, notice = _file_times(paths, page_dates)
+    dates.update(dict.fromkeys(extra))
+    return LastmodResult(dates, [notice] if notice else [])
 
 
 # ---- git -------------------------------------------------------------------------
@@ -612,25 +611,31 @@ def _nul_fields(stream: IO[bytes]) -> Iterator[bytes]:
 def _file_times(
     paths: list[FileName], page_dates: str | None = None
 ) -> tuple[dict[FileName, dt.datetime | None], Notice | None]:
-    """Modification times, withheld when they cannot be a page's real last change."""
-    dates: dict[FileName, dt.datetime | None] = {}
-    seconds: dict[FileName, float] = {}
+    """Modification times, withheld when they cannot be a page's real last
+    change; in the order of ``paths``."""
+    # A list beside the paths, not a dict: one entry a file is all it costs.
+    stamps: list[float | None] = []
     for path in paths:
         try:
-            seconds[path] = os.stat(path).st_mtime
+            stamps.append(os.stat(path).st_mtime)
         except OSError:
-            dates[path] = None  # gone or unreadable: nothing to say about it
-    plausible = [s for s in seconds.values() if s >= _EARLIEST_TRUE_MTIME]
+            stamps.append(None)  # gone or unreadable: nothing to say about it
+    plausible = [s for s in stamps if s is not None and s >= _EARLIEST_TRUE_MTIME]
     batch = one_batch(plausible)
-    for path, stamp in seconds.items():
-        trusted = stamp >= _EARLIEST_TRUE_MTIME and not batch
-        dates[path] = dt.datetime.fromtimestamp(int(stamp), _UTC) if trusted else None
-    if not batch and len(plausible) == len(seconds):
+    dates: dict[FileName, dt.datetime | None] = {
+        path: dt.datetime.fromtimestamp(int(stamp), _UTC)
+        if stamp is not None and stamp >= _EARLIEST_TRUE_MTIME and not batch
+        else None
+        for path, stamp in zip(paths, stamps)
+    }
+    too_old_count = sum(1 for s in stamps if s is not None and s < _EARLIEST_TRUE_MTIME)
+    if not batch and not too_old_count:
         return dates, None
     # Names only now: most sites have nothing to say, and naming every file costs.
-    shown = _display_names(list(seconds))
-    too_old = sorted(shown[p] for p, s in seconds.items() if s < _EARLIEST_TRUE_MTIME)
-    batch_names = sorted(shown[p] for p, s in seconds.items() if s >= _EARLIEST_TRUE_MTIME) if batch else []
+    timed = [(path, stamp) for path, stamp in zip(paths, stamps) if stamp is not None]
+    shown = _display_names([path for path, _ in timed])
+    too_old = sorted(shown[p] for p, s in timed if s < _EARLIEST_TRUE_MTIME)
+    batch_names = sorted(shown[p] for p, s in timed if s >= _EARLIEST_TRUE_MTIME) if batch else []
     return dates, file_times_notice(batch_names, too_old, page_dates=page_dates)
 
 

@@ -22,7 +22,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Union
 
 # More processes than this buy nothing: the steps they share (the walk, the
 # writer) become the bottleneck.
@@ -100,9 +100,11 @@ class InProcess:
         pass
 
 
-def start_pool(
-    initializer: Callable[..., None], initargs: tuple = (), workers: int | None = None
-) -> concurrent.futures.ProcessPoolExecutor | InProcess:
+#: What start_pool gives: processes, or the stand-in.
+Pool = Union[concurrent.futures.ProcessPoolExecutor, InProcess]
+
+
+def start_pool(initializer: Callable[..., None], initargs: tuple = (), workers: int | None = None) -> Pool:
     """``workers`` processes (default :func:`worker_count`), each started by
     ``initializer(*initargs)``; an :class:`InProcess` stand-in where there is
     one core or forking is not safe (see :func:`can_fork`)."""

@@ -1,0 +1,155 @@
+"""build_site reading its pages' heads and walking its output folder in worker
+processes (build._ReadAhead) must write, byte for byte, and report what it writes
+and reports doing both itself, for every kind of page an adapter hands over."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_valid
+from sitemapkit import Options, Page, build_site, workers
+
+BASE = "https://example.org/docs/"
+ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _write(path: Path, head: str, stamp: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"<!doctype html><html><head><title>t</title>{head}</head><body>x</body></html>")
+    os.utime(path, (stamp, stamp))
+
+
+def adapter_pages(root: Path) -> tuple[Path, list[Page]]:
+    """A built folder and the pages an adapter hands over for it: every kind
+    build_site tells apart, spread over many chunks."""
+    site, docs = root / "site", root / "docs"
+    pages = []
+    for number in range(240):
+        name = f"s{number // 20}/p{number}"
+        stamp = 1_700_000_000 + number * 3_613
+        url = f"{BASE}{name}/"
+        kind = number % 12
+        head = f'<link rel="canonical" href="{url}">'
+        if kind == 1:
+            head = '<meta name="robots" content="noindex">'
+        elif kind == 2:
+            head = f'<link rel="canonical" href="{BASE}s0/p0/">'
+        elif kind == 3:
+            head = '<meta http-equiv="refresh" content="0; url=../p0/">'
+        elif kind == 4:
+            head = f'<link rel="canonical" href="{BASE}nowhere/">'  # broken: stays listed
+        elif kind == 5:
+            head += '<meta property="article:modified_time" content="2024-03-01T10:00:00+02:00">'
+        elif kind == 6:
+            other = f"{BASE}s{number // 20}/p{number + 1}/"
+            head += (
+                f'<link rel="alternate" hreflang="en" href="{url}"><link rel="alternate" hreflang="fr" href="{other}">'
+            )
+        elif kind == 7:
+            other = f"{BASE}s{number // 20}/p{number - 1}/"
+            head += (
+                f'<link rel="alternate" hreflang="en" href="{other}"><link rel="alternate" hreflang="fr" href="{url}">'
+            )
+        output = site / name / "index.html"
+        _write(output, head, stamp)
+        source = docs / f"{name}.md"
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text("x")
+        os.utime(source, (stamp - 60, stamp - 60))
+        fields: dict = {"source": source, "output": output}
+        if kind == 8:
+            fields["output"] = os.path.relpath(output)  # another spelling of the same file
+        elif kind == 9:
+            fields["output"] = site / name / "gone.html"  # not written
+        elif kind == 10:
+            fields["listed"] = False
+        elif kind == 11 and number % 24 == 11:
+            fields["exclude_reason"] = "search page"
+        pages.append(Page(f"{name}/", **fields))
+    # A listing page dated by its members, a page out of scope, one twice.
+    pages.append(Page("tags/", members=tuple(p.loc for p in pages[:30]), output=site / "tags" / "index.html"))
+    _write(site / "tags" / "index.html", "", 1_700_000_000)
+    pages.append(Page("https://elsewhere.example/x/", output=site / "s0" / "p0" / "index.html"))
+    pages.append(Page("s0/p0/", source=docs / "s0" / "p0.md", output=site / "s0" / "p0" / "index.html"))
+    # Files no page stands for: another plugin's redirect stub, a theme's page.
+    _write(site / "old" / "index.html", '<meta http-equiv="refresh" content="0; url=../s0/p0/">', 1_600_000_000)
+    _write(site / "theme.html", "", 1_600_000_000)
+    _write(site / "404.html", "", 1_600_000_000)
+    if not ROOT_USER:
+        locked = site / "s3" / "locked" / "index.html"
+        _write(locked, "", 1_700_000_000)
+        locked.chmod(0)
+        pages.append(Page("s3/locked/", output=locked))
+    return site, sorted(pages, key=lambda page: page.loc)
+
+
+def written(site: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(site.iterdir()) if p.is_file()}
+
+
+@pytest.mark.parametrize("options", [{}, {"lastmod": "none"}, {"exclude": ["s1/*"]}, {"format": "txt"}])
+def test_worker_processes_write_and_report_what_one_process_does(tmp_path: Path, monkeypatch, options: dict) -> None:
+    assert workers.can_fork(), "the test would not run the workers"
+    monkeypatch.chdir(tmp_path)  # the relative outputs are relative to here
+    site, pages = adapter_pages(tmp_path)
+    opts = Options(base_url=BASE, max_urls=40, report_file="report.txt", **{"lastmod": "mtime", **options})
+    started: list = []
+    real_start = workers.start_pool
+
+    def start_pool(*args, **kwargs):
+        pool = real_start(*args, **kwargs)
+        started.append(pool)
+        return pool
+
+    results = {}
+    for name, processes in (("here", 1), ("workers", 2)):
+        with monkeypatch.context() as patch:
+            patch.setattr(workers, "worker_count", lambda: processes)
+            patch.setattr(workers, "CHUNK_PAGES", 7)
+            patch.setattr(workers, "POOL_FROM_CHUNKS", 2)
+            patch.setattr(workers, "start_pool", start_pool)
+            report = build_site(pages, opts, site)
+        results[name] = (written(site), report.excluded, report.notices, report.advice, report.urls)
+        for file in list(site.iterdir()):
+            if file.is_file() and file.name.startswith(("sitemap", "report")):
+                file.unlink()
+    assert len(started) == 1 and not isinstance(started[0], workers.InProcess)
+    assert results["workers"] == results["here"]
+    files, excluded, notices = results["here"][:3]
+    reasons = {(item.reason, item.loc) for item in excluded}
+    assert ("noindex", f"{BASE}s0/p1/") in reasons
+    assert ("redirect", f"{BASE}old/") in reasons  # a file no page stands for, with its head's reason
+    assert ("not a page", f"{BASE}theme.html") in reasons
+    assert not any(loc.endswith("/p8/") for _, loc in reasons)  # its output, spelled relatively, was handed
+    if not ROOT_USER and not options.get("exclude"):
+        assert ("unreadable", f"{BASE}s3/locked/") in {(item.reason, item.loc) for item in excluded}
+    assert any(notice.code == "canonical" for notice in notices)
+    if options.get("format") != "txt":
+        body = b"".join(files.values())
+        assert (b"<xhtml:link" in body) and ((b"<lastmod>" in body) == (options.get("lastmod") != "none"))
+        for name, data in files.items():
+            if name.endswith(".xml"):
+                assert_valid(data)
+
+
+def test_no_worker_is_forked_while_other_threads_run() -> None:
+    """A lock another thread holds at a fork stays held in the child for ever
+    (mkdocs serve's live-reload server runs threads): such a process does the
+    work itself."""
+    import threading
+
+    assert workers.can_fork()
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not workers.can_fork()
+        pool = workers.start_pool(dict, (), 2)
+        assert isinstance(pool, workers.InProcess)
+        assert pool.submit(sum, [1, 2]).result() == 3
+    finally:
+        stop.set()
+        other.join()
