@@ -107,7 +107,7 @@ def test_worker_processes_write_and_report_what_one_process_does(tmp_path: Path,
     results = {}
     for name, processes in (("here", 1), ("workers", 2)):
         with monkeypatch.context() as patch:
-            patch.setattr(workers, "worker_count", lambda: processes)
+            patch.setattr(workers, "worker_count", lambda count=processes: count)
             patch.setattr(workers, "CHUNK_PAGES", 7)
             patch.setattr(workers, "POOL_FROM_CHUNKS", 2)
             patch.setattr(workers, "start_pool", start_pool)
