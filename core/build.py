@@ -7,14 +7,13 @@ resolved only for the pages that stay, in one pass.
 
 from __future__ import annotations
 
-import collections
-import concurrent.futures
 import dataclasses
 import datetime as dt
 import fnmatch
 import itertools
 import operator
 import os
+import pickle
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -69,28 +68,26 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
     listings = any(page.members for page in page_list)
     # The output files of the pages handed over.
     handed = {os.fspath(page.output) for page in page_list if page.output is not None}
-    ahead = _ReadAhead(page_list, options, output_dir, handed)
-    try:
-        for page, verdict in zip(page_list, ahead.verdicts()):
-            loc, listed = select_page(
-                page, scope, options, rules, report, heads, output_dir, broken_canonicals, verdict
-            )
-            if loc is None:
-                continue
-            if listings:
-                scoped[page.loc] = loc
-            if not listed:
-                left_out[loc] = page
-            elif loc in kept:
-                report.excluded.append(Excluded(loc, "duplicate"))
-            else:
-                # Keyed by its sitemap loc; the page keeps the loc it was given (the
-                # writer encodes it again, cheaply), which saves a copy per page.
-                kept[loc] = page
-        not_handed = ahead.files_not_handed()
-    finally:
-        ahead.close()
-
+    read_ahead = _read_ahead(page_list, options, output_dir, handed)
+    said, not_handed = read_ahead if read_ahead is not None else (None, None)
+    for index, page in enumerate(page_list):
+        verdict = said.get(index, NOTHING_SAID) if said is not None else None
+        loc, listed = select_page(page, scope, options, rules, report, heads, output_dir, broken_canonicals, verdict)
+        if loc is None:
+            continue
+        if listings:
+            scoped[page.loc] = loc
+        if not listed:
+            left_out[loc] = page
+        elif loc in kept:
+            report.excluded.append(Excluded(loc, "duplicate"))
+        else:
+            # Keyed by its sitemap loc; the page keeps the loc it was given (the
+            # writer encodes it again, cheaply), which saves a copy per page.
+            kept[loc] = page
+    if not_handed is None:
+        not_handed = _files_not_handed(output_dir, handed)
+    del said
     report.excluded.extend(_pages_not_handed(not_handed, scope, options))
     del handed, page_list
     if broken_canonicals:
@@ -113,12 +110,12 @@ def _start_ahead_worker(options: Options, output_dir: Path, handed: set[str]) ->
     _ahead_worker.update(options=options, scope=Scope(options.base_url), output_dir=output_dir, handed=handed)
 
 
-def _read_heads(chunk: list[tuple[int, str, str]]) -> list[tuple[int, HeadVerdict]]:
+def _read_heads(task: bytes) -> list[tuple[int, HeadVerdict]]:
     """In a worker: the verdicts of the pages ``(index, loc as given, output)``
-    whose heads say something (most say nothing, and nothing is sent back)."""
+    (pickled) whose heads say something (most say nothing: nothing is sent back)."""
     options, scope, output_dir = _ahead_worker["options"], _ahead_worker["scope"], _ahead_worker["output_dir"]
     said = []
-    for index, given, output in chunk:
+    for index, given, output in pickle.loads(task):
         try:
             loc = scope.loc(given)
         except (OutOfScope, UrlError):
@@ -129,11 +126,12 @@ def _read_heads(chunk: list[tuple[int, str, str]]) -> list[tuple[int, HeadVerdic
     return said
 
 
-def _files_not_handed() -> list[tuple[str, str]]:
-    """In a worker (or here): the HTML files of the output folder that are no
-    handed page's output, as ``(path, relative name)``."""
-    handed: set[str] = _ahead_worker["handed"]
-    found = [(path, name) for path, name in _html_files(os.fspath(_ahead_worker["output_dir"])) if path not in handed]
+def _files_not_handed(output_dir: Path | None = None, handed: set[str] | None = None) -> list[tuple[str, str]]:
+    """The HTML files of the output folder that are no handed page's output, as
+    ``(path, relative name)``; in a worker, of the folder and pages it was given."""
+    if output_dir is None or handed is None:
+        output_dir, handed = _ahead_worker["output_dir"], _ahead_worker["handed"]
+    found = [(path, name) for path, name in _html_files(os.fspath(output_dir)) if path not in handed]
     if not found:
         return found
     # Outputs handed in another spelling (relative, with ".."): each made and
@@ -146,60 +144,51 @@ def _files_not_handed() -> list[tuple[str, str]]:
     ]
 
 
-class _ReadAhead:
+def _read_ahead(
+    pages: list[Page], options: Options, output_dir: Path, handed: set[str]
+) -> tuple[dict[int, HeadVerdict], list[tuple[str, str]]] | None:
     """What build_site's loop needs from the disk, read by worker processes
-    before it needs it: what each page's head says (:func:`head_verdict`), a few
-    chunks ahead of the loop, and the output folder's HTML files that no page
-    stands for. The head checks are the build's main cost, independent per page,
-    and the walk needs nothing the loop finds. A small site, or a process that
-    cannot fork (see :func:`workers.can_fork`), does both here, as the loop goes.
+    before the loop starts: what the heads of the pages (by index) say that is
+    not :data:`NOTHING_SAID` (:func:`head_verdict`), and the output folder's
+    HTML files no page stands for (:func:`_files_not_handed`). The head checks
+    are the build's main cost and independent per page; the walk needs nothing
+    the loop finds. None for a small site, or where no worker can be forked
+    (:func:`workers.can_fork`): the loop reads the heads itself.
+
+    The workers share this process's memory, so it writes none of the objects
+    they share while they run: taking a page's loc counts a reference, a write
+    that copies the memory page holding it, and would hold the site twice.
+    Hence every chunk's task is made, as bytes, before they fork, and this
+    process only waits until they end.
     """
-
-    def __init__(self, pages: list[Page], options: Options, output_dir: Path, handed: set[str]) -> None:
-        self.pages = pages
-        self.chunk_pages = workers.CHUNK_PAGES
-        self.count = workers.worker_count()
-        state = (options, output_dir, handed)
-        self.pool: workers.Pool | None = None
-        if len(pages) >= workers.POOL_FROM_CHUNKS * self.chunk_pages and self.count > 1 and workers.can_fork():
-            self.pool = workers.start_pool(_start_ahead_worker, state, self.count)
-            self.not_handed = self.pool.submit(_files_not_handed)
-        else:
-            _start_ahead_worker(*state)
-
-    def verdicts(self) -> Iterator[HeadVerdict | None]:
-        """Each page's verdict in page order; None where the loop reads the head."""
-        pages, chunk_pages, pool = self.pages, self.chunk_pages, self.pool
-        if pool is None:
-            yield from itertools.repeat(None, len(pages))
-            return
-        starts = iter(range(0, len(pages), chunk_pages))
-
-        def submit(start: int) -> tuple[int, concurrent.futures.Future]:
-            chunk = [
+    count = workers.worker_count()
+    chunk_pages = workers.CHUNK_PAGES
+    if len(pages) < workers.POOL_FROM_CHUNKS * chunk_pages or count <= 1 or not workers.can_fork():
+        return None
+    tasks = [
+        pickle.dumps(
+            [
                 (index, page.loc, os.fspath(page.output))
                 for index, page in enumerate(pages[start : start + chunk_pages], start)
                 # The pages whose heads the loop would read.
                 if page.output is not None and page.exclude_reason is None and page.listed
             ]
-            return start, pool.submit(_read_heads, chunk)
-
-        pending = collections.deque(submit(start) for start in itertools.islice(starts, 2 * self.count))
-        while pending:
-            start, future = pending.popleft()
-            said = dict(future.result())
-            following = next(starts, None)
-            if following is not None:
-                pending.append(submit(following))
-            for index in range(start, min(start + chunk_pages, len(pages))):
-                yield said.get(index, NOTHING_SAID)
-
-    def files_not_handed(self) -> list[tuple[str, str]]:
-        return _files_not_handed() if self.pool is None else self.not_handed.result()
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
+        )
+        for start in range(0, len(pages), chunk_pages)
+    ]
+    said: dict[int, HeadVerdict] = {}
+    with workers.objects_frozen():
+        pool = workers.start_pool(_start_ahead_worker, (options, output_dir, handed), count)
+        try:
+            walk = pool.submit(_files_not_handed)
+            read = [pool.submit(_read_heads, task) for task in tasks]
+            del tasks
+            for future in read:
+                said.update(future.result())
+            not_handed = walk.result()
+        finally:
+            pool.shutdown(cancel_futures=True)
+    return said, not_handed
 
 
 def broken_canonicals_notice(broken_canonicals: list[str]) -> Notice:

@@ -15,13 +15,14 @@ blocks, ``sitemapkit build``'s pages, ``build_site``'s head checks):
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import gc
 import multiprocessing
 import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Union
 
 # More processes than this buy nothing: the steps they share (the walk, the
@@ -50,8 +51,23 @@ def worker_count() -> int:
 
 
 def can_fork() -> bool:
-    """Whether worker processes may be forked from this process now."""
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    """Whether worker processes may be forked from this process now: not on
+    macOS, whose system libraries are not safe to use in a forked child
+    (Python starts its processes by spawning there since 3.8)."""
+    return sys.platform != "darwin" and "fork" in multiprocessing.get_all_start_methods() and _threads() == 1
+
+
+def _threads() -> int:
+    """The threads of this process: the system's count where it gives one, as
+    threads a C library started (a BLAS pool) hold locks too."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Threads:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return threading.active_count()
 
 
 def exit_with_parent(parent: int) -> None:
@@ -104,6 +120,22 @@ class InProcess:
 Pool = Union[concurrent.futures.ProcessPoolExecutor, InProcess]
 
 
+@contextlib.contextmanager
+def objects_frozen() -> Iterator[None]:
+    """The objects this process holds, out of the collector's sight: a collection
+    writes to every object it looks at, and each write to memory a forked worker
+    shares copies the page it is on. Nothing if some are frozen already (by a
+    caller, or by the host tool itself)."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def start_pool(initializer: Callable[..., None], initargs: tuple = (), workers: int | None = None) -> Pool:
     """``workers`` processes (default :func:`worker_count`), each started by
     ``initializer(*initargs)``; an :class:`InProcess` stand-in where there is
@@ -111,11 +143,7 @@ def start_pool(initializer: Callable[..., None], initargs: tuple = (), workers: 
     workers = worker_count() if workers is None else workers
     if workers <= 1 or not can_fork():
         return InProcess(initializer, initargs)
-    # The objects this process holds move out of the collector's sight while the
-    # workers fork: a collection in a worker would otherwise write to every one
-    # of them, copying the parent's memory page by page.
-    gc.freeze()
-    try:
+    with objects_frozen():
         pool = concurrent.futures.ProcessPoolExecutor(
             workers,
             mp_context=multiprocessing.get_context("fork"),
@@ -125,6 +153,4 @@ def start_pool(initializer: Callable[..., None], initargs: tuple = (), workers: 
         # The first task forks every worker (with fork, the executor starts them
         # all at once): now, while the objects are frozen.
         pool.submit(int)
-    finally:
-        gc.unfreeze()
     return pool
