@@ -22,6 +22,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, Union
 
@@ -54,20 +55,35 @@ def can_fork() -> bool:
     """Whether worker processes may be forked from this process now: not on
     macOS, whose system libraries are not safe to use in a forked child
     (Python starts its processes by spawning there since 3.8)."""
-    return sys.platform != "darwin" and "fork" in multiprocessing.get_all_start_methods() and _threads() == 1
+    return (
+        sys.platform != "darwin"
+        and "fork" in multiprocessing.get_all_start_methods()
+        and threading.active_count() == 1
+        and _system_threads() == 1
+    )
 
 
-def _threads() -> int:
-    """The threads of this process: the system's count where it gives one, as
-    threads a C library started (a BLAS pool) hold locks too."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("Threads:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return threading.active_count()
+# How long a thread just joined may still count as one of the process's (it is
+# leaving the system then, holding nothing): polled this often, this many times.
+_EXITING_THREAD_POLL = 0.002
+_EXITING_THREAD_POLLS = 25
+
+
+def _system_threads() -> int:
+    """The threads of this process as the system counts them, where it does: threads
+    a C library started (a BLAS pool) hold locks too. A thread this process joined
+    a moment ago (the writer's) is given the moment to leave."""
+    count = 1
+    for _ in range(_EXITING_THREAD_POLLS):
+        try:
+            with open("/proc/self/status") as status:
+                count = next((int(line.split()[1]) for line in status if line.startswith("Threads:")), 1)
+        except (OSError, ValueError):
+            return 1  # not Linux: Python's own count is all there is
+        if count == 1:
+            break
+        time.sleep(_EXITING_THREAD_POLL)
+    return count
 
 
 def exit_with_parent(parent: int) -> None:
@@ -86,7 +102,6 @@ def exit_with_parent(parent: int) -> None:
     if os.getppid() != parent:  # the parent died before the signal was armed
         os._exit(1)
     if not armed:
-        import time
 
         def watch() -> None:
             while os.getppid() == parent:

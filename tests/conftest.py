@@ -5,6 +5,8 @@ This file is loaded in every test environment, so it imports no site generator.
 
 from __future__ import annotations
 
+import contextlib
+
 import gzip
 import os
 from pathlib import Path
@@ -309,3 +311,28 @@ def assert_every_page_accounted(
                 unaccounted.append(relative)
     assert not unaccounted, f"written, not listed, and not in the report: {sorted(unaccounted)}"
     return left_out
+
+
+@contextlib.contextmanager
+def read_ahead_in_workers(monkeypatch: pytest.MonkeyPatch):
+    """build_site's heads read by worker processes (build._read_ahead) even on a
+    fixture's few pages: two pages a chunk, two processes. Yields the pools
+    started, for the test to see that processes did the work."""
+    from sitemapkit import workers
+
+    assert workers.can_fork(), "no worker could be forked here: the test would test nothing"
+    started: list = []
+    real_start = workers.start_pool
+
+    def start_pool(*args, **kwargs):
+        pool = real_start(*args, **kwargs)
+        started.append(pool)
+        return pool
+
+    with monkeypatch.context() as patch:
+        patch.setattr(workers, "CHUNK_PAGES", 2)
+        patch.setattr(workers, "POOL_FROM_CHUNKS", 1)
+        patch.setattr(workers, "worker_count", lambda: 2)
+        patch.setattr(workers, "start_pool", start_pool)
+        yield started
+    assert started and not any(isinstance(pool, workers.InProcess) for pool in started)

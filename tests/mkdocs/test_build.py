@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from conftest import assert_every_page_accounted, assert_valid, read_bytes, sitemap_entries
+from conftest import assert_every_page_accounted, assert_valid, read_ahead_in_workers, read_bytes, sitemap_entries
 
 from .conftest import FIRST_COMMIT, git
 
@@ -152,6 +152,16 @@ def test_same_input_same_bytes(project, tmp_path):
     second = project.build(site_dir=tmp_path / "two")
     for name in ("sitemap.xml", "robots.txt"):
         assert read_bytes(first / name) == read_bytes(second / name), name
+
+
+def test_heads_read_by_worker_processes_give_the_same_bytes(project, tmp_path, monkeypatch):
+    """build_site's read-ahead in worker processes, inside a real MkDocs build
+    (large sites take it), changes nothing in what is written."""
+    here = project.build(site_dir=tmp_path / "here")
+    with read_ahead_in_workers(monkeypatch):
+        forked = project.build(site_dir=tmp_path / "forked")
+    for name in ("sitemap.xml", "robots.txt"):
+        assert read_bytes(forked / name) == read_bytes(here / name), name
 
 
 def test_dirty_build_still_lists_unchanged_pages(project):

@@ -20,7 +20,15 @@ import pytest
 from protego import Protego
 
 import sitemapkit
-from conftest import FIXTURES, assert_every_page_accounted, git, option_samples, options_with, sitemap_entries
+from conftest import (
+    FIXTURES,
+    assert_every_page_accounted,
+    git,
+    option_samples,
+    options_with,
+    read_ahead_in_workers,
+    sitemap_entries,
+)
 
 BASE = "https://docs.example.org/"
 # The Sphinx this environment runs (tests/tasks.py tests the oldest allowed and the newest).
@@ -248,6 +256,20 @@ def test_parallel_build_gives_the_same_bytes_as_serial(project, jobs):
         assert re.search(r"reading sources\.\.\. \[[ \d]+%\] \S+ \.\. ", result.stdout), result.stdout
     for name in ("sitemap.xml", "robots.txt"):
         assert (parallel / name).read_bytes() == (serial / name).read_bytes(), name
+
+
+def test_heads_read_by_worker_processes_give_the_same_bytes(project, monkeypatch):
+    """build_site's read-ahead in worker processes, inside a real Sphinx build
+    (large sites take it; here in this process, to give it a fixture's few
+    pages), changes nothing in what is written."""
+    from sphinx.cmd.build import build_main
+
+    here, forked = project / "_build" / "here", project / "_build" / "forked"
+    assert_clean(sphinx_build(project, here, "-W"))
+    with read_ahead_in_workers(monkeypatch):
+        assert build_main(["--no-color", "-q", "-W", "-b", "html", str(project), str(forked)]) == 0
+    for name in ("sitemap.xml", "robots.txt"):
+        assert (forked / name).read_bytes() == (here / name).read_bytes(), name
 
 
 def test_incremental_build_still_lists_every_page(project):
