@@ -102,7 +102,7 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
     )
 
 
-# The state of a worker of _ReadAhead, set once.
+# The state of a worker of _read_ahead, set once (fork copies the rest).
 _ahead_worker: dict = {}
 
 

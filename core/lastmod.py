@@ -132,7 +132,8 @@ def resolve_file_lastmods(
     """:func:`resolve_lastmods` for files named by strings, each named once (an
     include is not also a source), keyed by the strings as given. File times
     need no Path per file (100,000 of those cost more than the stat calls);
-    git, which finds each file's repository, is asked in Path terms."""
+    git, which finds each file's repository, is asked in Path terms, and its
+    results are keyed by the strings of those Paths (``./a`` becomes ``a``)."""
     _check_mode(mode)
     if mode in ("auto", "git"):
         found = resolve_lastmods(sources, mode, includes, page_dates=page_dates)
