@@ -153,3 +153,71 @@ def test_no_worker_is_forked_while_other_threads_run() -> None:
     finally:
         stop.set()
         other.join()
+
+
+# build_site as an adapter's tool calls it, in a process of its own.
+_BUILD_SITE = """
+import sys
+from pathlib import Path
+from sitemapkit import Options, Page, build_site
+site = Path(sys.argv[1])
+pages = [Page(f"p{n}/", output=site / f"p{n}" / "index.html") for n in range(int(sys.argv[2]))]
+build_site(sorted(pages, key=lambda page: page.loc), Options(base_url="https://example.org/"), site)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="finds workers in /proc (Linux)")
+@pytest.mark.parametrize("command", ["sitemapkit build", "build_site"])
+def test_workers_end_when_their_run_is_killed(tmp_path: Path, command: str) -> None:
+    """SIGKILL runs no clean-up: the workers of `sitemapkit build` and of
+    build_site must notice the end of their run themselves, not live on."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pages = 3 * workers.POOL_FROM_CHUNKS * workers.CHUNK_PAGES  # enough for workers
+    site = tmp_path / "site"
+    for number in range(pages):
+        (site / f"p{number}").mkdir(parents=True)
+        (site / f"p{number}" / "index.html").write_text(f"<html><head><title>{number}</title></head></html>")
+    argv = {
+        "sitemapkit build": [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", BASE],
+        "build_site": [sys.executable, "-c", _BUILD_SITE, str(site), str(pages)],
+    }[command]
+
+    def children(pid: int) -> set[int]:
+        found: set[int] = set()
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:
+                found.update(int(child) for child in (task / "children").read_text().split())
+            except OSError:
+                pass
+        return found
+
+    def alive(pids: set[int]) -> set[int]:
+        living = set()
+        for pid in pids:
+            try:
+                if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    living.add(pid)
+            except OSError:
+                pass
+        return living
+
+    for _ in range(20):  # the workers run for a moment: kill the run then
+        run = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        seen: set[int] = set()
+        while run.poll() is None and not seen:
+            seen = children(run.pid)
+        if not seen:
+            continue
+        run.send_signal(signal.SIGKILL)
+        run.wait()
+        for _ in range(100):
+            if not alive(seen):
+                break
+            time.sleep(0.02)
+        assert alive(seen) == set()
+        return
+    pytest.fail("no run was caught with its workers")
