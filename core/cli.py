@@ -129,11 +129,12 @@ def find_pages(site_dir: Path) -> Iterator[Page]:
     folder URL; file names are names, not URLs (``c#sharp.html`` is served at
     ``c%23sharp.html``); error pages are handed over unlisted, so the report says
     why they are left out."""
-    from .scan import folder_page, walk_pages
+    from .scan import file_prefix, folder_page, page_file, walk_pages
 
+    # Strings, not Path objects: a site of 100,000 pages would make 100,000.
+    prefix = file_prefix(site_dir)
     for relative in walk_pages(site_dir):
-        path = Path(site_dir, relative)
-        yield folder_page(relative, path)
+        yield folder_page(relative, page_file(prefix, relative))
 
 
 # Each command imports what only it needs, so `generate` on a huge list starts

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import heapq
 import itertools
 import os
 import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Generic, TypeVar
+from typing import IO, Generic, TypeVar, Union
 
 from .errors import ConfigError
 from .model import LASTMOD_SOURCES, Notice
@@ -59,7 +60,7 @@ _UTC = dt.timezone.utc
 
 #: How the files asked about are named in a result: Path objects
 #: (:func:`resolve_lastmods`), or the strings given (:func:`resolve_file_lastmods`).
-FileName = TypeVar("FileName", Path, str)
+FileName = TypeVar("FileName", bound=Union[Path, str])
 
 
 @dataclasses.dataclass
@@ -110,39 +111,34 @@ def resolve_lastmods(
     paths = list(dict.fromkeys(Path(p) for p in sources))
     as_source = set(paths)
     extra = [p for p in dict.fromkeys(Path(p) for p in includes) if p not in as_source]
-    if mode not in ("auto", "git") or not (paths or extra):
-        return _without_git(paths, mode, extra, page_dates)
-
-    dates: dict[Path, dt.datetime | None] = {}
-    notices: list[Notice] = []
-    outcome = _git_dates(paths, extra, explicit=(mode == "git"))
-    dates.update(outcome.dates)
-    notices.extend(outcome.notices)
-    mtimes, mtime_notice = _file_times(outcome.use_mtime, page_dates)
-    dates.update(mtimes)
-    if mtime_notice:
-        notices.append(mtime_notice)
-    # Callers get their paths back in the order they gave them.
-    return LastmodResult({p: dates.get(p) for p in [*paths, *extra]}, notices, outcome.not_in_git)
+    return _resolve(paths, mode, extra, page_dates)
 
 
 def resolve_file_lastmods(
     sources: Sequence[str], mode: str, includes: Sequence[str] = (), *, page_dates: str | None = None
 ) -> LastmodResult[str]:
     """:func:`resolve_lastmods` for files named by strings, each named once (an
-    include is not also a source), keyed by the strings as given. File times
-    need no Path per file (100,000 of those cost more than the stat calls);
-    git, which finds each file's repository, is asked in Path terms, and its
-    results are keyed by the strings of those Paths (``./a`` becomes ``a``)."""
+    include is not also a source), keyed by the strings as given: 100,000
+    ``Path`` objects cost more than the git pass or the stat calls."""
     _check_mode(mode)
-    if mode in ("auto", "git"):
-        found = resolve_lastmods(sources, mode, includes, page_dates=page_dates)
-        return LastmodResult(
-            {str(path): date for path, date in found.dates.items()},
-            found.notices,
-            set(map(str, found.not_in_git)),
-        )
-    return _without_git(list(sources), mode, list(includes), page_dates)
+    return _resolve(list(sources), mode, list(includes), page_dates)
+
+
+def _resolve(
+    paths: list[FileName], mode: str, extra: list[FileName], page_dates: str | None
+) -> LastmodResult[FileName]:
+    """resolve_lastmods for distinct ``paths`` and ``extra`` includes."""
+    if mode not in ("auto", "git") or not (paths or extra):
+        return _without_git(paths, mode, extra, page_dates)
+    outcome = _git_dates(paths, extra, explicit=(mode == "git"))
+    dates = outcome.dates
+    notices = list(outcome.notices)
+    mtimes, mtime_notice = _file_times(outcome.use_mtime, page_dates)
+    dates.update(mtimes)
+    if mtime_notice:
+        notices.append(mtime_notice)
+    # Callers get their paths back in the order they gave them.
+    return LastmodResult({p: dates.get(p) for p in itertools.chain(paths, extra)}, notices, outcome.not_in_git)
 
 
 def _check_mode(mode: str) -> None:
@@ -167,14 +163,14 @@ def _without_git(
 
 
 @dataclasses.dataclass
-class _GitOutcome:
+class _GitOutcome(Generic[FileName]):
     #: Paths git settled: a commit time, or None when the history cannot tell.
-    dates: dict[Path, dt.datetime | None]
+    dates: dict[FileName, dt.datetime | None]
     #: Paths that get their file time (untracked, uncommitted, or no repository).
-    use_mtime: list[Path]
+    use_mtime: list[FileName]
     notices: list[Notice]
     #: Sources in no repository while others are in one (see LastmodResult).
-    not_in_git: set[Path] = dataclasses.field(default_factory=set)
+    not_in_git: set[FileName] = dataclasses.field(default_factory=set)
 
 
 @dataclasses.dataclass
@@ -209,7 +205,7 @@ def _run_git(args: list[str], cwd: str) -> bytes:
     return done.stdout
 
 
-def _git_dates(sources: list[Path], included: list[Path], *, explicit: bool) -> _GitOutcome:
+def _git_dates(sources: list[FileName], included: list[FileName], *, explicit: bool) -> _GitOutcome[FileName]:
     """Dates from git for ``sources`` and ``includes``, one pass per repository.
 
     Each file's repository is found from its own folder: a page generated into a
@@ -223,10 +219,10 @@ def _git_dates(sources: list[Path], included: list[Path], *, explicit: bool) -> 
     if shutil.which("git") is None:
         if explicit:
             raise ConfigError("lastmod", "'git' asks for git dates, but git is not installed")
-        return _GitOutcome({p: None for p in includes}, list(sources), [])
+        return _GitOutcome(dict.fromkeys(includes), list(sources), [])
 
-    total = _GitOutcome({}, [], [])
-    outside: list[Path] = []  # in no repository
+    total: _GitOutcome[FileName] = _GitOutcome({}, [], [])
+    outside: list[FileName] = []  # in no repository
     found_repo = False
     for group in _by_repository(located).values():
         start = _existing_common_dir([located[p] for p in group])
@@ -240,7 +236,7 @@ def _git_dates(sources: list[Path], included: list[Path], *, explicit: bool) -> 
             if refused.dates:  # git says these are in a repository it will not read
                 found_repo = True
                 total.dates.update(refused.dates)
-                total.dates.update({p: None for p in group if p in includes})
+                total.dates.update(dict.fromkeys(p for p in group if p in includes))
                 total.notices.extend(refused.notices)
             else:
                 outside.extend(group)
@@ -257,12 +253,12 @@ def _git_dates(sources: list[Path], included: list[Path], *, explicit: bool) -> 
         outside.extend(outcome.not_in_git)
 
     outside_sources = [p for p in outside if p not in includes]
-    total.dates.update({p: None for p in outside if p in includes})
+    total.dates.update(dict.fromkeys(p for p in outside if p in includes))
     if len(outside_sources) < len(sources):
         # The site is in git; a source git ignores or that is in no repository
         # was written by the build (file time: now), so it gets no date rather
         # than the build's time.
-        total.dates.update({p: None for p in outside_sources})
+        total.dates.update(dict.fromkeys(outside_sources))
         total.not_in_git = set(outside_sources)
     else:
         # No page's source is in git (a built folder that `sitemapkit build`
@@ -274,7 +270,7 @@ def _git_dates(sources: list[Path], included: list[Path], *, explicit: bool) -> 
     return total
 
 
-def _by_repository(located: dict[Path, str]) -> dict[str | None, list[Path]]:
+def _by_repository(located: dict[FileName, str]) -> dict[str | None, list[FileName]]:
     """The paths grouped by the nearest folder above each that holds a ``.git``
     (a folder, or a file in worktrees and submodules): one group per repository,
     found with a few stat calls per folder instead of one git process per folder.
@@ -304,7 +300,7 @@ def _by_repository(located: dict[Path, str]) -> dict[str | None, list[Path]]:
             nearest[visited] = found
         return found
 
-    groups: dict[str | None, list[Path]] = {}
+    groups: dict[str | None, list[FileName]] = {}
     for path, where in located.items():
         groups.setdefault(marker(os.path.dirname(where)), []).append(path)
     # No .git above a path (a temporary folder) is still asked once, as a group of
@@ -312,11 +308,13 @@ def _by_repository(located: dict[Path, str]) -> dict[str | None, list[Path]]:
     return groups
 
 
-def _repo_dates(repo: _Repo, start: str, located: dict[Path, str], includes: set[Path]) -> _GitOutcome:
+def _repo_dates(
+    repo: _Repo, start: str, located: dict[FileName, str], includes: set[FileName]
+) -> _GitOutcome[FileName]:
     """One repository's files: commit dates in one ``git log`` pass."""
     # Repository-relative names as git prints them: bytes with "/" separators.
     top_prefix = repo.top.rstrip(os.sep) + os.sep
-    in_repo: dict[Path, bytes] = {}
+    in_repo: dict[FileName, bytes] = {}
     for path, where in located.items():
         if where.startswith(top_prefix):
             in_repo[path] = os.fsencode(where[len(top_prefix) :].replace(os.sep, "/"))
@@ -328,10 +326,10 @@ def _repo_dates(repo: _Repo, start: str, located: dict[Path, str], includes: set
     try:
         tracked = _tracked_files(repo.top, scope)
         dirty = _uncommitted_files(repo.top, scope)
-        wanted: dict[bytes, list[Path]] = {}
-        use_mtime: list[Path] = []
-        untracked_includes: list[Path] = []
-        untracked: dict[bytes, list[Path]] = {}
+        wanted: dict[bytes, list[FileName]] = {}
+        use_mtime: list[FileName] = []
+        untracked_includes: list[FileName] = []
+        untracked: dict[bytes, list[FileName]] = {}
         for path, name in in_repo.items():
             if name in tracked and name not in dirty:
                 wanted.setdefault(name, []).append(path)
@@ -365,7 +363,7 @@ def _repo_dates(repo: _Repo, start: str, located: dict[Path, str], includes: set
             set(outside),
         )
 
-    dates: dict[Path, dt.datetime | None] = {p: None for p in untracked_includes}
+    dates: dict[FileName, dt.datetime | None] = dict.fromkeys(untracked_includes)
     for name, when in commit_times.items():
         for path in wanted[name]:
             dates[path] = None if when is None else dt.datetime.fromtimestamp(when, _UTC)
@@ -386,7 +384,7 @@ def _repo_dates(repo: _Repo, start: str, located: dict[Path, str], includes: set
     return _GitOutcome(dates, use_mtime, notices, set(outside))
 
 
-def _git_refused(paths: list[Path], why: str, *, explicit: bool) -> _GitOutcome:
+def _git_refused(paths: list[FileName], why: str, *, explicit: bool) -> _GitOutcome[FileName]:
     first_line = why.splitlines()[0] if why else "git failed"
     dubious = _DUBIOUS_OWNERSHIP.search(why)
     if dubious:
@@ -410,13 +408,27 @@ def _git_refused(paths: list[Path], why: str, *, explicit: bool) -> _GitOutcome:
     return _GitOutcome({}, paths, notices)
 
 
-def _locate(path: Path, folders: dict[str, str]) -> str:
+def _locate(path: Path | str, folders: dict[str, str]) -> str:
     # The folder is resolved (git prints its top folder with symlinks resolved) but
     # not the file: a symlink tracked in git has the symlink's own history.
     folder, name = os.path.split(os.path.abspath(path))
-    if folder not in folders:
-        folders[folder] = os.path.realpath(folder)
-    return os.path.join(folders[folder], name)
+    return os.path.join(_real_folder(folder, folders), name)
+
+
+def _real_folder(folder: str, folders: dict[str, str]) -> str:
+    """``os.path.realpath(folder)`` for an absolute, normalised folder, from its
+    parent's: one lstat a folder, not one a folder of each path (a site of
+    100,000 pages in 100,000 folders is 800,000 lstat calls the other way)."""
+    real = folders.get(folder)
+    if real is None:
+        parent, name = os.path.split(folder)
+        if not name or parent == folder:
+            real = os.path.realpath(folder)
+        else:
+            candidate = os.path.join(_real_folder(parent, folders), name)
+            real = os.path.realpath(candidate) if os.path.islink(candidate) else candidate
+        folders[folder] = real
+    return real
 
 
 def _existing_common_dir(locations: list[str]) -> str | None:
@@ -454,6 +466,44 @@ def _find_repo(start: str) -> _Repo | None:
         # and _last_commits treats an empty set of a shallow repo as "trust none".
         boundaries = frozenset()
     return _Repo(top, boundaries)
+
+
+def git_leaves_to_file_times(folder: str) -> bool:
+    """Whether ``auto`` dates every file below ``folder`` by its file time, as
+    ``mtime`` does, without asking git about each: no repository holds the
+    folder, or its repository tracks no file below it and ignores all of it or
+    none of it (a build's output folder, in .gitignore or not yet added). False
+    where git would date some file, or cannot tell here (the full pass says why).
+    """
+    try:
+        repo = _find_repo(folder)
+        if repo is None:
+            return True
+        scope = os.path.relpath(os.path.realpath(folder), repo.top)
+        if scope == os.pardir or scope.startswith(os.pardir + os.sep):
+            return False  # git's top folder is not above it (GIT_WORK_TREE): ask per file
+        if _run_git(["--literal-pathspecs", "ls-files", "-z", "--", scope], repo.top):
+            return False  # git tracks some of it
+        if scope != "." and _ignored_files(repo.top, [os.fsencode(scope.replace(os.sep, "/"))]):
+            return True  # ignored as a whole (Hugo's public/ in .gitignore): asked at once
+        ignored = _run_git(
+            [
+                "--literal-pathspecs",
+                "ls-files",
+                "-z",
+                "--others",
+                "--ignored",
+                "--exclude-standard",
+                "--directory",
+                "--",
+                scope,
+            ],
+            repo.top,
+        )
+    except _GitRefused:
+        return False
+    whole = os.fsencode(scope.replace(os.sep, "/")).rstrip(b"/") + b"/\0"
+    return ignored in (b"", whole)
 
 
 def _tracked_files(top: str, scope: str) -> set[bytes]:
@@ -503,7 +553,7 @@ def _uncommitted_files(top: str, scope: str) -> set[bytes]:
     return dirty
 
 
-def _last_commits(repo: _Repo, wanted: dict[bytes, list[Path]]) -> tuple[dict[bytes, int | None], list[bytes]]:
+def _last_commits(repo: _Repo, wanted: Mapping[bytes, object]) -> tuple[dict[bytes, int | None], list[bytes]]:
     """Commit time of the last change of each wanted name, from one ``git log``.
 
     The history read is the first-parent chain of HEAD: the commits of the branch
@@ -632,12 +682,19 @@ def _file_times(
     too_old_count = sum(1 for s in stamps if s is not None and s < _EARLIEST_TRUE_MTIME)
     if not batch and not too_old_count:
         return dates, None
-    # Names only now: most sites have nothing to say, and naming every file costs.
-    timed = [(path, stamp) for path, stamp in zip(paths, stamps) if stamp is not None]
-    shown = _display_names([path for path, _ in timed])
-    too_old = sorted(shown[p] for p, s in timed if s < _EARLIEST_TRUE_MTIME)
-    batch_names = sorted(shown[p] for p, s in timed if s >= _EARLIEST_TRUE_MTIME) if batch else []
-    return dates, file_times_notice(batch_names, too_old, page_dates=page_dates)
+    # Names only now: most sites have nothing to say, and only the first few
+    # names (sorted) are shown.
+    timed = [(os.path.abspath(str(path)), stamp) for path, stamp in zip(paths, stamps) if stamp is not None]
+    too_old = [where for where, stamp in timed if stamp < _EARLIEST_TRUE_MTIME]
+    flat = [where for where, stamp in timed if stamp >= _EARLIEST_TRUE_MTIME] if batch else []
+    name = _display_name([where for where, _ in timed])
+    return dates, file_times_notice(
+        [name(where) for where in heapq.nsmallest(_EXAMPLES, flat)],
+        [name(where) for where in heapq.nsmallest(_EXAMPLES, too_old)],
+        len(flat),
+        len(too_old),
+        page_dates=page_dates,
+    )
 
 
 def trusted_file_time(stamp: float) -> bool:
@@ -707,14 +764,15 @@ def _notice(message: str) -> Notice:
     return Notice(NOTICE_CODE, message)
 
 
-def _display_names(paths: list[FileName]) -> dict[FileName, str]:
-    """Names relative to the files' common folder: the part a user recognises."""
-    absolute = {p: os.path.abspath(p) for p in paths}
+def _display_name(absolute: list[str]) -> Callable[[str], str]:
+    """How a file of ``absolute`` (absolute paths) is named to the user: relative
+    to their common folder, the part a user recognises. (Their order is the
+    order of those names: one prefix is cut from all of them.)"""
     try:
-        common = os.path.commonpath([os.path.dirname(a) for a in absolute.values()])
+        common = os.path.commonpath([os.path.dirname(where) for where in absolute])
     except ValueError:  # no common folder (different drives)
-        return {p: str(p) for p in paths}
-    return {p: os.path.relpath(a, common).replace(os.sep, "/") for p, a in absolute.items()}
+        return str
+    return lambda where: os.path.relpath(where, common).replace(os.sep, "/")
 
 
 def _count_pages(count: int) -> str:

@@ -13,9 +13,10 @@ decides whether the file times can be believed (:mod:`~sitemapkit.lastmod`'s
 rule, over all of them) and writes them with the same sharding and publishing
 as every build.
 
-Three kinds of site take ``build_site``'s path instead: dates from git, the
-folder in a git work tree or holding one (a repository is dated in one pass
-over all of its files, not per chunk); pages
+Three kinds of site take ``build_site``'s path instead: dates from git (a
+repository is dated in one pass over all of its files, not per chunk): the
+folder in a git work tree that tracks some of its pages or ignores only some
+(:func:`~sitemapkit.lastmod.git_leaves_to_file_times`), or holding one; pages
 whose heads declare hreflang alternates (a group is checked across its pages);
 and, with dates, two pages with one URL or a page too long to list (build_site
 dates only the pages it lists, which decides whether file times are believed).
@@ -39,7 +40,7 @@ from .build import _head_date, broken_canonicals_notice, build_site, select_page
 from .encoder import LASTMOD_CLOSE, LASTMOD_OPEN, EncodeResult, ShardPlanner, _Formatter, encode_entries, loc_hash
 from .errors import SitemapkitError
 from .htmlcheck import HeadFacts
-from .lastmod import _EXAMPLES, _GitRefused, _find_repo, file_times_notice, one_batch, trusted_file_time
+from .lastmod import _EXAMPLES, file_times_notice, git_leaves_to_file_times, one_batch, trusted_file_time
 from .model import ERROR_PAGES, Excluded, Notice, Options, Page, Report
 from .robotsrules import RobotsRules
 from .urls import HTML_SUFFIXES, Scope, path_of_file
@@ -101,6 +102,20 @@ def _walk(folder: str, prefix: str, repositories: list[str] | None) -> Iterator[
         except OSError:
             continue
         yield from _walk(entry.path, prefix + entry.name + "/", repositories)
+
+
+def file_prefix(site_dir: Path | str) -> str:
+    """What a page's relative name (from :func:`walk_pages`) is joined to for its
+    path: the folder as ``Path`` spells it, and a separator (nothing for ``.``),
+    so that every build names a page's file the same way (notices show it)."""
+    folder = str(Path(site_dir))
+    return "" if folder == "." else folder + os.sep
+
+
+def page_file(prefix: str, relative: str) -> str:
+    """The path of the page ``relative`` (``/``-separated) below ``prefix``
+    (:func:`file_prefix`)."""
+    return prefix + (relative if os.sep == "/" else relative.replace("/", os.sep))
 
 
 def folder_page(relative: str, path: Path | str, **fields) -> Page:
@@ -187,13 +202,11 @@ _worker: dict = {}
 
 def _start_worker(options: Options, site_dir: str, rules: RobotsRules | None) -> None:
     scope = Scope(options.base_url)
-    # Path() spelling of the folder, as find_pages' paths start (notices name them).
-    base = str(Path(site_dir))
     _worker.update(
         options=options,
         scope=scope,
         rules=rules,
-        base="" if base == "." else base + os.sep,
+        base=file_prefix(site_dir),
         site=site_dir,
         planner=ShardPlanner(options),
         dated=options.lastmod != "none",
@@ -217,7 +230,7 @@ def _check_chunk(names: list[str], first: int) -> _Found:
     broken: list[str] = []
     output_dir = Path(_worker["site"])
     for position, name in enumerate(names, first):
-        path = base + name
+        path = page_file(base, name)
         # The file time first, so that one Page serves the checks and the entry
         # (a page left out needed no stat, but few are).
         lastmod = stamp = None
@@ -291,10 +304,9 @@ def _uses_git(site_dir: Path, mode: str) -> bool:
         return True  # git, or the notice that says why not
     if mode != "auto" or shutil.which("git") is None:
         return False
-    try:
-        return _find_repo(os.path.abspath(site_dir)) is not None
-    except _GitRefused:
-        return True  # build_site says why (dubious ownership...)
+    # A build's output folder inside a work tree (Hugo's public/, Jekyll's _site/)
+    # that git neither tracks nor half ignores: file times, as without git.
+    return not git_leaves_to_file_times(os.path.abspath(site_dir))
 
 
 def _build_site(site_dir: Path, options: Options, page_dates: str | None) -> Report:
@@ -349,7 +361,8 @@ def _build_folder(
     """build_folder's own path; None (nothing written) where build_site's is needed."""
     report, scope, rules = start(options, publication)
     found = _Found()
-    # Pages in a repository of their own are dated by its history (build_site).
+    # Pages in a repository of their own below the folder are dated by its
+    # history (build_site); the folder's own repository was judged already (_uses_git).
     repositories: list[str] | None = [] if options.lastmod == "auto" and shutil.which("git") else None
     chunks = _chunks(walk_pages(site_dir, repositories), chunk_pages)
     # Processes pay for themselves from a few chunks on (starting them costs about
@@ -385,7 +398,7 @@ def _build_folder(
     listed.sort()
     if (
         found.alternates
-        or repositories
+        or any(prefix for prefix in repositories or ())  # "" is the folder's own
         or (
             options.lastmod != "none"
             and (_has_duplicates(listed) or any(e.reason == "too long" for e in found.excluded))

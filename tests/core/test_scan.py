@@ -224,3 +224,46 @@ def test_pages_in_git_are_dated_by_its_history(tmp_path: Path, where: str) -> No
         written.append(outputs(folder))
     assert written[0] == written[1]
     assert b"<lastmod>2021-03-04T05:06:07+00:00</lastmod>" in b"".join(written[1].values())
+
+
+@pytest.mark.parametrize(
+    ("state", "fast"),
+    [("ignored", True), ("not yet added", True), ("half ignored", False), ("one page tracked", False)],
+)
+def test_output_folder_inside_a_work_tree(tmp_path: Path, monkeypatch, state: str, fast: bool) -> None:
+    """Hugo's public/, Jekyll's _site/: a build's output inside the project's git
+    work tree, with lastmod 'auto'. Where git tracks none of its pages and ignores
+    all or none of them, git can date none, and `build` takes its own path (file
+    times, as without git); else build_site's, which asks git per page. Both
+    write what build_site writes."""
+    from conftest import git
+    from sitemapkit import scan
+
+    project = tmp_path / "project"
+    site = make_site(project, "spread", duplicates=False)  # project/site
+    (project / "content.md").write_text("x")
+    (project / ".gitignore").write_text(
+        {"ignored": "site/\n", "half ignored": "*.htm\n", "not yet added": "", "one page tracked": ""}[state]
+    )
+    git(project, "init", "-q")
+    git(project, "add", "content.md", ".gitignore")
+    if state == "one page tracked":
+        git(project, "add", "site/index.html")
+    git(project, "commit", "-q", "-m", "project", when=dt.datetime(2021, 3, 4, 5, 6, 7, tzinfo=dt.timezone.utc))
+    assert scan.git_leaves_to_file_times(str(site)) is fast
+    options = Options(base_url=BASE, max_urls=100, report_file="report.txt")  # lastmod 'auto'
+    taken = []
+    real_build_site = scan._build_site
+    monkeypatch.setattr(scan, "_build_site", lambda *args: taken.append(1) or real_build_site(*args))
+    written = {}
+    for name, build in {
+        "build_site": lambda folder: build_site(sorted(find_pages(folder), key=lambda p: p.loc), options, folder),
+        "build": lambda folder: build_folder(folder, options, workers=2, chunk_pages=7),
+    }.items():
+        report = build(site)
+        written[name] = (outputs(site), (site / "report.txt").read_bytes(), report_text(report))
+        for file in site.glob("sitemap*"):
+            file.unlink()
+    assert written["build"] == written["build_site"]
+    assert (not taken) is fast
+    assert b"<lastmod>" in b"".join(written["build"][0].values())
