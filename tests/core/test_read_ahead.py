@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_valid
+from conftest import assert_valid, read_ahead_in_workers
 from sitemapkit import Options, Page, build_site, workers
 
 BASE = "https://example.org/docs/"
@@ -92,31 +92,21 @@ def written(site: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("options", [{}, {"lastmod": "none"}, {"exclude": ["s1/*"]}, {"format": "txt"}])
 def test_worker_processes_write_and_report_what_one_process_does(tmp_path: Path, monkeypatch, options: dict) -> None:
-    assert workers.can_fork(), "the test would not run the workers"
     monkeypatch.chdir(tmp_path)  # the relative outputs are relative to here
     site, pages = adapter_pages(tmp_path)
     opts = Options(base_url=BASE, max_urls=40, report_file="report.txt", **{"lastmod": "mtime", **options})
-    started: list = []
-    real_start = workers.start_pool
 
-    def start_pool(*args, **kwargs):
-        pool = real_start(*args, **kwargs)
-        started.append(pool)
-        return pool
-
-    results = {}
-    for name, processes in (("here", 1), ("workers", 2)):
-        with monkeypatch.context() as patch:
-            patch.setattr(workers, "worker_count", lambda count=processes: count)
-            patch.setattr(workers, "CHUNK_PAGES", 7)
-            patch.setattr(workers, "POOL_FROM_CHUNKS", 2)
-            patch.setattr(workers, "start_pool", start_pool)
-            report = build_site(pages, opts, site)
-        results[name] = (written(site), report.excluded, report.notices, report.advice, report.urls)
+    def build() -> tuple:
+        report = build_site(pages, opts, site)
+        result = (written(site), report.excluded, report.notices, report.advice, report.urls)
         for file in list(site.iterdir()):
             if file.is_file() and file.name.startswith(("sitemap", "report")):
                 file.unlink()
-    assert len(started) == 1 and not isinstance(started[0], workers.InProcess)
+        return result
+
+    results = {"here": build()}  # a few hundred pages: read here
+    with read_ahead_in_workers(monkeypatch):
+        results["workers"] = build()
     assert results["workers"] == results["here"]
     files, excluded, notices = results["here"][:3]
     reasons = {(item.reason, item.loc) for item in excluded}
