@@ -15,6 +15,7 @@ import operator
 import os
 import pickle
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -186,6 +187,8 @@ def _read_ahead(
             for future in read:
                 said.update(future.result())
             not_handed = walk.result()
+        except BrokenProcessPool:
+            return None  # a worker was killed (out of memory, by a user): read here
         finally:
             pool.shutdown(cancel_futures=True)
     return said, not_handed

@@ -211,3 +211,26 @@ def test_workers_end_when_their_run_is_killed(tmp_path: Path, command: str) -> N
         assert alive(seen) == set()
         return
     pytest.fail("no run was caught with its workers")
+
+
+def test_a_worker_killed_leaves_the_reading_to_the_build(tmp_path: Path, monkeypatch) -> None:
+    """A worker killed under build_site (out of memory, by a user) loses nothing:
+    the build reads the heads itself and writes what it writes without workers."""
+    from sitemapkit import build
+
+    monkeypatch.chdir(tmp_path)
+    site, pages = adapter_pages(tmp_path)
+    opts = Options(base_url=BASE, max_urls=40, lastmod="mtime")
+    build_site(pages, opts, site)
+    expected = written(site)
+    parent, real_verdict = os.getpid(), build.head_verdict
+
+    def verdict_or_death(*args):
+        if os.getpid() != parent:
+            os.kill(os.getpid(), 9)
+        return real_verdict(*args)
+
+    monkeypatch.setattr(build, "head_verdict", verdict_or_death)
+    with read_ahead_in_workers(monkeypatch):
+        report = build_site(pages, opts, site)
+    assert written(site) == expected and report.urls > 100
