@@ -26,6 +26,7 @@ from typing import IO, Generic, TypeVar, Union
 
 from .errors import ConfigError
 from .model import LASTMOD_SOURCES, Notice
+from .urls import HTML_SUFFIXES
 
 __all__ = ["NOTICE_CODE", "LastmodResult", "resolve_lastmods"]
 
@@ -471,8 +472,9 @@ def _find_repo(start: str) -> _Repo | None:
 def git_leaves_to_file_times(folder: str) -> bool:
     """Whether ``auto`` dates every file below ``folder`` by its file time, as
     ``mtime`` does, without asking git about each: no repository holds the
-    folder, or its repository tracks no file below it and ignores all of it or
-    none of it (a build's output folder, in .gitignore or not yet added). False
+    folder, or its repository tracks no file below it and ignores all of its
+    pages or none of them (a build's output folder, in .gitignore or not yet
+    added). False
     where git would date some file, or cannot tell here (the full pass says why).
     """
     try:
@@ -502,8 +504,12 @@ def git_leaves_to_file_times(folder: str) -> bool:
         )
     except _GitRefused:
         return False
-    whole = os.fsencode(scope.replace(os.sep, "/")).rstrip(b"/") + b"/\0"
-    return ignored in (b"", whole)
+    entries = [os.fsdecode(entry) for entry in ignored.split(b"\0") if entry]
+    if entries == [scope.replace(os.sep, "/").rstrip("/") + "/"]:
+        return True  # ignored as a whole, by a pattern check-ignore does not match alone
+    # Only pages are dated: an ignored build log or .DS_Store changes nothing. A
+    # folder git ignores may hold pages.
+    return not any(entry.endswith(("/", *HTML_SUFFIXES)) for entry in entries)
 
 
 def _tracked_files(top: str, scope: str) -> set[bytes]:

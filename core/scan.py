@@ -33,6 +33,7 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from . import publish
@@ -391,6 +392,10 @@ def _build_folder(
                     found.add(pending.popleft().result())
             while pending:
                 found.add(pending.popleft().result())
+        except BrokenProcessPool:
+            # A worker was killed (out of memory, by a user): nothing is written
+            # yet, and build_site's path, which can read every page itself, does it.
+            return None
         finally:
             pool.shutdown(cancel_futures=True)
 

@@ -228,7 +228,14 @@ def test_pages_in_git_are_dated_by_its_history(tmp_path: Path, where: str) -> No
 
 @pytest.mark.parametrize(
     ("state", "fast"),
-    [("ignored", True), ("not yet added", True), ("half ignored", False), ("one page tracked", False)],
+    [
+        ("ignored", True),
+        ("not yet added", True),
+        ("a log ignored", True),
+        ("half ignored", False),
+        ("a folder of pages ignored", False),
+        ("one page tracked", False),
+    ],
 )
 def test_output_folder_inside_a_work_tree(tmp_path: Path, monkeypatch, state: str, fast: bool) -> None:
     """Hugo's public/, Jekyll's _site/: a build's output inside the project's git
@@ -242,9 +249,14 @@ def test_output_folder_inside_a_work_tree(tmp_path: Path, monkeypatch, state: st
     project = tmp_path / "project"
     site = make_site(project, "spread", duplicates=False)  # project/site
     (project / "content.md").write_text("x")
-    (project / ".gitignore").write_text(
-        {"ignored": "site/\n", "half ignored": "*.htm\n", "not yet added": "", "one page tracked": ""}[state]
-    )
+    ignores = {
+        "ignored": "site/",
+        "half ignored": "*.htm",
+        "a log ignored": "*.log",
+        "a folder of pages ignored": "s2/",
+    }
+    (project / ".gitignore").write_text(ignores.get(state, "") + "\n")
+    (site / "build.log").write_text("no page: whether git ignores it changes no date")
     git(project, "init", "-q")
     git(project, "add", "content.md", ".gitignore")
     if state == "one page tracked":
@@ -267,3 +279,29 @@ def test_output_folder_inside_a_work_tree(tmp_path: Path, monkeypatch, state: st
     assert written["build"] == written["build_site"]
     assert (not taken) is fast
     assert b"<lastmod>" in b"".join(written["build"][0].values())
+
+
+def test_a_worker_killed_leaves_the_pages_to_build_site(tmp_path: Path, monkeypatch) -> None:
+    """A worker of `sitemapkit build` killed (out of memory, by a user): nothing
+    is lost, build_site's path does the work and writes what it writes."""
+    from sitemapkit import scan
+
+    site = make_site(tmp_path / "made", "spread", duplicates=False)
+    options = Options(base_url=BASE, lastmod="mtime", max_urls=100, report_file="report.txt")
+    expected = tmp_path / "expected"
+    shutil.copytree(site, expected, copy_function=shutil.copy2)
+    build_site(sorted(find_pages(expected), key=lambda p: p.loc), options, expected)
+    parent, real_select = os.getpid(), scan.select_page
+
+    def select_or_die(*args):
+        if os.getpid() != parent:
+            os.kill(os.getpid(), 9)
+        return real_select(*args)
+
+    monkeypatch.setattr(scan, "select_page", select_or_die)
+    taken = []
+    real_build_site = scan._build_site
+    monkeypatch.setattr(scan, "_build_site", lambda *args: taken.append(1) or real_build_site(*args))
+    build_folder(site, options, workers=2, chunk_pages=7)
+    assert taken and outputs(site) == outputs(expected)
+    assert (site / "report.txt").read_bytes() == (expected / "report.txt").read_bytes()
