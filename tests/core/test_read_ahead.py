@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_valid, read_ahead_in_workers
+from conftest import assert_valid, killed_in_workers, read_ahead_in_workers
 from sitemapkit import Options, Page, build_site, workers
 
 BASE = "https://example.org/docs/"
@@ -223,14 +223,7 @@ def test_a_worker_killed_leaves_the_reading_to_the_build(tmp_path: Path, monkeyp
     opts = Options(base_url=BASE, max_urls=40, lastmod="mtime")
     build_site(pages, opts, site)
     expected = written(site)
-    parent, real_verdict = os.getpid(), build.head_verdict
-
-    def verdict_or_death(*args):
-        if os.getpid() != parent:
-            os.kill(os.getpid(), 9)
-        return real_verdict(*args)
-
-    monkeypatch.setattr(build, "head_verdict", verdict_or_death)
+    killed_in_workers(monkeypatch, build, "head_verdict")
     with read_ahead_in_workers(monkeypatch):
         report = build_site(pages, opts, site)
     assert written(site) == expected and report.urls > 100

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, assert_valid
+from conftest import FIXTURES, assert_valid, killed_in_workers
 from sitemapkit import Options, build_site
 from sitemapkit.cli import find_pages
 from sitemapkit.scan import build_folder
@@ -291,14 +291,7 @@ def test_a_worker_killed_leaves_the_pages_to_build_site(tmp_path: Path, monkeypa
     expected = tmp_path / "expected"
     shutil.copytree(site, expected, copy_function=shutil.copy2)
     build_site(sorted(find_pages(expected), key=lambda p: p.loc), options, expected)
-    parent, real_select = os.getpid(), scan.select_page
-
-    def select_or_die(*args):
-        if os.getpid() != parent:
-            os.kill(os.getpid(), 9)
-        return real_select(*args)
-
-    monkeypatch.setattr(scan, "select_page", select_or_die)
+    killed_in_workers(monkeypatch, scan, "select_page")
     taken = []
     real_build_site = scan._build_site
     monkeypatch.setattr(scan, "_build_site", lambda *args: taken.append(1) or real_build_site(*args))
