@@ -9,6 +9,8 @@ import contextlib
 
 import gzip
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -349,3 +351,11 @@ def killed_in_workers(monkeypatch: pytest.MonkeyPatch, module, name: str) -> Non
         return real(*args, **kwargs)
 
     monkeypatch.setattr(module, name, or_killed)
+
+
+def run_sitemapkit(*args: str, stdin: str | None = None, **run) -> subprocess.CompletedProcess:
+    """The sitemapkit command line as users run it, in a process of its own
+    (``run``: subprocess.run's cwd, env, timeout)."""
+    return subprocess.run(
+        [sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True, input=stdin, **run
+    )

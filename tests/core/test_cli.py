@@ -9,13 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_sitemapkit as sitemapkit
 from conftest import sitemap_entries
-
-
-def sitemapkit(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True, cwd=cwd, input=stdin
-    )
 
 
 def make_site(root: Path) -> Path:
@@ -203,10 +198,11 @@ def test_build_on_a_generators_output_gives_no_build_times_and_one_warning(tmp_p
         git(site.parent, "add", "-A")
         git(site.parent, "commit", "-q", "-m", "site")
     _pages_with_times(site, [1_700_000_000 + 7 * i / 299 for i in range(300)])
-    result = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
-        capture_output=True,
-        text=True,
+    result = sitemapkit(
+        "build",
+        str(site),
+        "--base-url",
+        "https://example.org/",
         env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)},
     )
     assert result.returncode == 0, result.stderr
@@ -219,10 +215,11 @@ def test_build_on_a_hand_written_folder_keeps_its_file_times(tmp_path: Path) -> 
     site = tmp_path / "handmade"
     days = [1_600_000_000 + 86_400 * d + 37 * d * d for d in range(12)]
     _pages_with_times(site, days)
-    result = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
-        capture_output=True,
-        text=True,
+    result = sitemapkit(
+        "build",
+        str(site),
+        "--base-url",
+        "https://example.org/",
         env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)},
     )
     assert result.returncode == 0 and result.stderr == "", result.stderr
@@ -263,12 +260,7 @@ def test_build_skips_what_is_no_regular_file(tmp_path: Path) -> None:
     os.mkfifo(site / "pipe.html")
     (site / "gone.html").symlink_to(site / "deleted.html")
     (site / "alias.html").symlink_to(site / "a&b.html")
-    result = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = sitemapkit("build", str(site), "--base-url", "https://example.org/", timeout=120)
     assert result.returncode == 0 and result.stderr == "", result.stderr
     assert set(sitemap_entries(site)) == {
         "https://example.org/",

@@ -9,13 +9,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import sitemapkit
+from conftest import run_sitemapkit as sitemapkit_cli
 from sitemapkit import ConfigError, Options
 from sitemapkit.cli import _GENERATE_OPTIONS, parser
 
@@ -25,10 +24,6 @@ SPECS = {spec.name: spec for spec in Options.specs()}
 # A value of each kind that the option's declaration allows, and one it refuses.
 GOOD = {bool: True, int: 2_000, float: 0.5, str: "x", tuple: ("drafts/*",)}
 WRONG = {bool: "yes", int: "many", float: "high", str: 5, tuple: "drafts/*"}
-
-
-def sitemapkit_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True)
 
 
 def flag(name: str) -> str:
@@ -248,12 +243,7 @@ def test_build_config_reads_the_plugin_options_as_the_mkdocs_adapter_does(tmp_pa
     (project / "style" / "sitemap.xsl.j2").write_text(own)
     config = project / "mkdocs.yml"
     config.write_text("site_url: https://example.org/\nplugins:\n  - sitemapkit:\n      stylesheets: true\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "build", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
+    result = sitemapkit_cli("build", "--config", str(config), cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr == (
         "sitemapkit: error: mkdocs.yml: plugins.sitemapkit.stylesheets: is not a sitemapkit option; "
@@ -263,11 +253,6 @@ def test_build_config_reads_the_plugin_options_as_the_mkdocs_adapter_does(tmp_pa
         "site_url: https://example.org/\nplugins:\n  - sitemapkit:\n      stylesheet: true\n"
         "      stylesheet_template: style\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "build", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
+    result = sitemapkit_cli("build", "--config", str(config), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "<!-- ours -->" in (project / "site" / "sitemap.xsl").read_text()

@@ -28,6 +28,8 @@ from hypothesis import strategies as st
 from sitemapkit import Options, OutputError, Page, build_site, publish, urllist, workers
 from sitemapkit.check import check_site
 
+from conftest import run_sitemapkit as cli_run
+
 BASE = "https://example.org/"
 NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 
@@ -472,10 +474,6 @@ def test_files_of_one_run_never_share_a_name(tmp_path: Path, command: str, args:
     assert snapshot(folder) == before
 
 
-def cli_run(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True, **kwargs)
-
-
 @pytest.mark.parametrize("command", ["build", "generate"])
 def test_entry_point_that_is_a_folder_is_named(tmp_path: Path, command: str) -> None:
     folder = tmp_path / "site"
@@ -741,7 +739,7 @@ def test_full_disk_leaves_the_old_set_and_removes_what_it_wrote(small_disk: Path
         BASE,
         "--max-urls",
         "400",
-        input=old.decode(),
+        stdin=old.decode(),
     )
     assert result.returncode == 0, result.stderr
     before = snapshot(small_disk)
@@ -757,7 +755,7 @@ def test_full_disk_leaves_the_old_set_and_removes_what_it_wrote(small_disk: Path
         BASE,
         "--max-urls",
         "400",
-        input=big.decode(),
+        stdin=big.decode(),
     )
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "No space left on device" in result.stderr and ".tmp" not in result.stderr

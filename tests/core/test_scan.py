@@ -8,13 +8,11 @@ import datetime as dt
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, assert_valid, killed_in_workers
+from conftest import FIXTURES, assert_valid, killed_in_workers, run_sitemapkit
 from sitemapkit import Options, build_site
 from sitemapkit.cli import find_pages
 from sitemapkit.scan import build_folder
@@ -160,23 +158,7 @@ def test_the_static_fixture_comes_out_as_the_serial_path_writes_it(tmp_path: Pat
             stamp = 1_700_000_000 + number * 90_061
             os.utime(page, (stamp, stamp))
         if name == "command":
-            result = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "sitemapkit",
-                    "build",
-                    str(site),
-                    "--base-url",
-                    BASE,
-                    "--lastmod",
-                    "mtime",
-                    "--max-urls",
-                    "2",
-                ],
-                capture_output=True,
-                text=True,
-            )
+            result = run_sitemapkit("build", str(site), "--base-url", BASE, "--lastmod", "mtime", "--max-urls", "2")
             assert result.returncode == 0, result.stderr
         else:
             build_site(

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-from conftest import FIXTURES, assert_every_page_accounted, sitemap_entries
+from conftest import FIXTURES, assert_every_page_accounted, sitemap_entries, run_sitemapkit
 
 # fixtures/static/names/*.html as served: each of RFC 3986's sub-delims and "@"
 # as it is, a space and non-ASCII encoded, and "#", "?" and "%" encoded as data.
@@ -35,11 +33,7 @@ def test_static_site_lists_only_indexable_pages(tmp_path: Path) -> None:
     site = tmp_path / "site"
     shutil.copytree(FIXTURES / "static", site)
     robots_before = (site / "robots.txt").read_text()
-    result = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/", "--verbose"],
-        capture_output=True,
-        text=True,
-    )
+    result = run_sitemapkit("build", str(site), "--base-url", "https://example.org/", "--verbose")
     assert result.returncode == 0, result.stderr
     assert set(sitemap_entries(site)) == {
         "https://example.org/",
@@ -74,35 +68,24 @@ def test_static_site_lists_only_indexable_pages(tmp_path: Path) -> None:
     )
     robots = (site / "robots.txt").read_text()
     assert robots.startswith(robots_before) and robots.endswith("Sitemap: https://example.org/sitemap.xml\n")
-    check = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", "https://example.org/"],
-        capture_output=True,
-        text=True,
-    )
+    check = run_sitemapkit("check", str(site), "--base-url", "https://example.org/")
     assert check.returncode == 0, check.stdout
 
 
 def test_each_check_can_be_switched_off(tmp_path: Path) -> None:
     site = tmp_path / "site"
     shutil.copytree(FIXTURES / "static", site)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sitemapkit",
-            "build",
-            str(site),
-            "--base-url",
-            "https://example.org/",
-            "--lastmod",
-            "none",
-            "--no-check-noindex",
-            "--no-check-canonical",
-            "--no-check-redirects",
-            "--no-check-robots-rules",
-        ],
-        capture_output=True,
-        text=True,
+    result = run_sitemapkit(
+        "build",
+        str(site),
+        "--base-url",
+        "https://example.org/",
+        "--lastmod",
+        "none",
+        "--no-check-noindex",
+        "--no-check-canonical",
+        "--no-check-redirects",
+        "--no-check-robots-rules",
     )
     assert result.returncode == 0, result.stderr
     assert len(sitemap_entries(site)) == 9 + 1 + len(NAMES)

@@ -15,7 +15,6 @@ import os
 import select
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from html import escape
@@ -24,6 +23,7 @@ from pathlib import Path
 import pytest
 from lxml import etree, html
 
+from conftest import run_sitemapkit
 from tasks import find_chromium
 
 from sitemapkit import ConfigError
@@ -575,11 +575,7 @@ def test_chromium_shows_every_url_of_a_built_fixture_sitemap(tmp_path):
 
     site = tmp_path / "site"
     shutil.copytree(FIXTURES / "static", site)
-    built = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "build", str(site), "--base-url", "https://example.org/", "--stylesheet"],
-        capture_output=True,
-        text=True,
-    )
+    built = run_sitemapkit("build", str(site), "--base-url", "https://example.org/", "--stylesheet")
     assert built.returncode == 0, built.stderr
     listed = sorted(sitemap_entries(site))
     head = (site / "sitemap.xml").read_text().split("<urlset", 1)[0]

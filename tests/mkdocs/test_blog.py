@@ -3,13 +3,11 @@ own dates; the listing pages it makes are dated by the newest post they show."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, assert_every_page_accounted, sitemap_entries
+from conftest import FIXTURES, assert_every_page_accounted, sitemap_entries, run_sitemapkit
 
 from .conftest import Project, committed_copy
 
@@ -46,9 +44,7 @@ def test_listings_are_dated_by_the_newest_post_they_show(blog):
         "blog/category/releases/": "2024-08-15",
     }
     assert assert_every_page_accounted(site, BASE, (site / "report.txt").read_text()) == {"404.html": "error page"}
-    check = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", BASE], capture_output=True, text=True
-    )
+    check = run_sitemapkit("check", str(site), "--base-url", BASE)
     assert check.returncode == 0, check.stdout + check.stderr
 
 

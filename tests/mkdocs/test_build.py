@@ -9,7 +9,14 @@ import os
 
 import pytest
 
-from conftest import assert_every_page_accounted, assert_valid, read_ahead_in_workers, read_bytes, sitemap_entries
+from conftest import (
+    assert_every_page_accounted,
+    assert_valid,
+    read_ahead_in_workers,
+    read_bytes,
+    sitemap_entries,
+    run_sitemapkit,
+)
 
 from .conftest import FIRST_COMMIT, git
 
@@ -238,39 +245,26 @@ def test_sitemapkit_build_over_mkdocs_output_lists_the_same_pages(project):
     """MkDocs writes each canonical link with every reserved character escaped
     (a%26b/); `sitemapkit build` over its output compares the file the link
     names, so no page is "canonical elsewhere" by spelling alone."""
-    import subprocess
-    import sys
 
     site = project.build()
     listed = locs(site)
     (site / "sitemap.xml").unlink()
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sitemapkit",
-            "build",
-            str(site),
-            "--base-url",
-            "https://example.org/",
-            "--exclude",
-            "archive/*",
-            "--exclude",
-            "hidden/",
-            "--lastmod",
-            "none",
-        ],
-        capture_output=True,
-        text=True,
+    result = run_sitemapkit(
+        "build",
+        str(site),
+        "--base-url",
+        "https://example.org/",
+        "--exclude",
+        "archive/*",
+        "--exclude",
+        "hidden/",
+        "--lastmod",
+        "none",
     )
     assert result.returncode == 0, result.stderr
     from urllib.parse import unquote
 
     # The same pages; MkDocs escapes sub-delims the core leaves as they are.
     assert sorted(map(unquote, locs(site))) == sorted(map(unquote, listed))
-    check = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "check", str(site), "--base-url", "https://example.org/"],
-        capture_output=True,
-        text=True,
-    )
+    check = run_sitemapkit("check", str(site), "--base-url", "https://example.org/")
     assert check.returncode == 0, check.stdout

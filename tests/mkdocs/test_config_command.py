@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, sitemap_entries
+from conftest import git, run_sitemapkit, sitemap_entries
 
 from .conftest import FIXTURE, FIRST_COMMIT, QUIET_ENV, Project, committed_copy
 from .test_build import LISTED_DIRECTORY_URLS
@@ -94,14 +94,7 @@ def zensical_build(root: Path, config: str) -> None:
 
 
 def sitemapkit(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "build", *args],
-        cwd=root,
-        env=QUIET_ENV,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_sitemapkit("build", *args, cwd=root, env=QUIET_ENV, timeout=300)
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ from conftest import (
     options_with,
     read_ahead_in_workers,
     sitemap_entries,
+    run_sitemapkit,
 )
 
 BASE = "https://docs.example.org/"
@@ -153,9 +154,7 @@ def html_build(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
 
 def sitemapkit_check(out: Path) -> None:
     """`sitemapkit check` finds nothing wrong: every URL has its file, and more."""
-    check = subprocess.run(
-        [sys.executable, "-m", "sitemapkit", "check", str(out), "--base-url", BASE], capture_output=True, text=True
-    )
+    check = run_sitemapkit("check", str(out), "--base-url", BASE)
     assert check.returncode == 0, check.stdout + check.stderr
 
 
