@@ -21,14 +21,15 @@ from urllib.parse import unquote, urlsplit
 
 from . import publish, workers
 from .errors import SitemapkitError, UrlError
+from .folder import file_prefix, folder_page, page_file, walk_pages
 from .htmlcheck import HeadFacts, check_built_page, inspect_built_page
 from .lastmod import resolve_file_lastmods
-from .model import ERROR_PAGES, Excluded, Lastmod, Notice, Options, Page, Report
+from .model import Excluded, Lastmod, Notice, Options, Page, Report
 from .robotsrules import RobotsRules
 from .dates import W3C_DATETIME, lastmod_instant, parse_lastmod
 from .encoder import EncodeResult, SitemapFile, encode_pages
 from .languages import X_DEFAULT, language_tag
-from .urls import HTML_SUFFIXES, OutOfScope, Scope, comparable_url, encode_path, file_spelling, path_of_file
+from .urls import OutOfScope, Scope, comparable_url, file_spelling
 
 
 def build_site(
@@ -132,7 +133,8 @@ def _files_not_handed(output_dir: Path | None = None, handed: set[str] | None = 
     ``(path, relative name)``; in a worker, of the folder and pages it was given."""
     if output_dir is None or handed is None:
         output_dir, handed = _ahead_worker["output_dir"], _ahead_worker["handed"]
-    found = [(path, name) for path, name in _html_files(os.fspath(output_dir)) if path not in handed]
+    prefix = file_prefix(output_dir)
+    found = [(path, name) for name in walk_pages(output_dir) if (path := page_file(prefix, name)) not in handed]
     if not found:
         return found
     # Outputs handed in another spelling (relative, with ".."): each made and
@@ -278,24 +280,6 @@ def write_sitemaps(
     return publish.finish(publication, files, result, report)
 
 
-def _html_files(folder: str, prefix: str = "") -> Iterator[tuple[str, str]]:
-    """``(path, relative name)`` of every HTML file below ``folder`` that a host
-    serves: regular files and symlinks to them (as the command line finds pages),
-    never a FIFO or a dangling link; hidden folders (``.git``, ``.doctrees``) and
-    linked folders are passed over."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            yield from _html_files(entry.path, prefix + entry.name + "/")
-        elif entry.name.endswith(HTML_SUFFIXES) and entry.is_file():
-            yield entry.path, prefix + entry.name
-
-
 def _pages_not_handed(found: list[tuple[str, str]], scope: Scope, options: Options) -> list[Excluded]:
     """The HTML files in the output folder that no page stands for (``found``,
     as ``(path, relative name)``: see _files_not_handed), each with why it is
@@ -304,8 +288,10 @@ def _pages_not_handed(found: list[tuple[str, str]], scope: Scope, options: Optio
     the sitemap without a reason in the report."""
     excluded = []
     for path, name in found:
+        # The page a folder build would make of it (sitemapkit build's URL and reason).
+        page = folder_page(name, path)
         try:
-            loc = scope.loc(encode_path(path_of_file(name)))
+            loc = scope.loc(page.loc)
         except (OutOfScope, UrlError):
             loc = name
         reason = None
@@ -321,7 +307,7 @@ def _pages_not_handed(found: list[tuple[str, str]], scope: Scope, options: Optio
         except OSError:
             pass
         if reason is None:
-            reason = "error page" if name.rsplit("/", 1)[-1] in ERROR_PAGES else "not a page"
+            reason = page.exclude_reason or "not a page"
         excluded.append(Excluded(loc, reason))
     return excluded
 

@@ -124,12 +124,12 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
 
 
 def find_pages(site_dir: Path) -> Iterator[Page]:
-    """The HTML pages of a built folder (see :func:`~sitemapkit.scan.walk_pages`
-    and :func:`~sitemapkit.scan.folder_page`): ``index.html`` stands for its
+    """The HTML pages of a built folder (see :func:`~sitemapkit.folder.walk_pages`
+    and :func:`~sitemapkit.folder.folder_page`): ``index.html`` stands for its
     folder URL; file names are names, not URLs (``c#sharp.html`` is served at
     ``c%23sharp.html``); error pages are handed over unlisted, so the report says
     why they are left out."""
-    from .scan import file_prefix, folder_page, page_file, walk_pages
+    from .folder import file_prefix, folder_page, page_file, walk_pages
 
     # Strings, not Path objects: a site of 100,000 pages would make 100,000.
     prefix = file_prefix(site_dir)

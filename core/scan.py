@@ -42,9 +42,10 @@ from .encoder import LASTMOD_CLOSE, LASTMOD_OPEN, EncodeResult, ShardPlanner, _F
 from .errors import SitemapkitError
 from .htmlcheck import HeadFacts
 from .lastmod import _EXAMPLES, file_times_notice, git_leaves_to_file_times, one_batch, trusted_file_time
-from .model import ERROR_PAGES, Excluded, Notice, Options, Page, Report
+from .model import Excluded, Notice, Options, Page, Report
 from .robotsrules import RobotsRules
-from .urls import HTML_SUFFIXES, Scope, path_of_file
+from .urls import Scope
+from .folder import file_prefix, folder_page, page_file, walk_pages
 from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, can_fork, start_pool, worker_count
 
 
@@ -53,78 +54,6 @@ from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, can_fork, start_pool, worker
 _ORDER_BYTES = 5
 _LASTMOD_ELEMENT = re.compile(LASTMOD_OPEN.encode("ascii") + b"[^<]*" + LASTMOD_CLOSE.encode("ascii"))
 _UTC = dt.timezone.utc
-
-
-def walk_pages(site_dir: Path | str, repositories: list[str] | None = None) -> Iterator[str]:
-    """The HTML pages of a built folder as names relative to it (``a/b/index.html``),
-    each folder's files in name order, then its folders in name order.
-
-    Only regular files (or symlinks to them) are pages: a dangling symlink is
-    served as nothing, and opening a FIFO would wait forever. Hidden folders
-    (``.git``, ``.well-known``) hold no pages to list; a symlinked folder is not
-    entered (it would be walked twice, or forever). The folders that hold a
-    ``.git`` are added to ``repositories`` when it is given.
-    """
-    yield from _walk(os.fspath(site_dir), "", repositories)
-
-
-def _walk(folder: str, prefix: str, repositories: list[str] | None) -> Iterator[str]:
-    try:
-        with os.scandir(folder) as listing:
-            entries = list(listing)
-    except OSError:
-        return  # as os.walk: a folder that cannot be listed has no pages
-    files, folders = [], []
-    for entry in entries:
-        name = entry.name
-        try:
-            is_folder = entry.is_dir()
-        except OSError:
-            is_folder = False
-        if name == ".git" and repositories is not None:
-            repositories.append(prefix)
-        if is_folder:
-            if not name.startswith("."):
-                folders.append(entry)
-        elif name.endswith(HTML_SUFFIXES):
-            try:
-                if entry.is_file():
-                    files.append(name)
-            except OSError:
-                pass
-    files.sort()
-    for name in files:
-        yield prefix + name
-    folders.sort(key=lambda entry: entry.name)
-    for entry in folders:
-        try:
-            if entry.is_symlink():
-                continue
-        except OSError:
-            continue
-        yield from _walk(entry.path, prefix + entry.name + "/", repositories)
-
-
-def file_prefix(site_dir: Path | str) -> str:
-    """What a page's relative name (from :func:`walk_pages`) is joined to for its
-    path: the folder as ``Path`` spells it, and a separator (nothing for ``.``),
-    so that every build names a page's file the same way (notices show it)."""
-    folder = str(Path(site_dir))
-    return "" if folder == "." else folder + os.sep
-
-
-def page_file(prefix: str, relative: str) -> str:
-    """The path of the page ``relative`` (``/``-separated) below ``prefix``
-    (:func:`file_prefix`)."""
-    return prefix + (relative if os.sep == "/" else relative.replace("/", os.sep))
-
-
-def folder_page(relative: str, path: Path | str, **fields) -> Page:
-    """The page a built folder's file ``relative`` (``/``-separated) is: served
-    at its name (``index.html`` at its folder's); an error page is handed over
-    unlisted, so the report says why it is left out."""
-    reason = "error page" if relative.rpartition("/")[2] in ERROR_PAGES else None
-    return Page.from_path(path_of_file(relative), source=path, output=path, exclude_reason=reason, **fields)
 
 
 class _Found:

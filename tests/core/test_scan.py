@@ -176,7 +176,7 @@ def test_the_walk_finds_pages_in_page_order(tmp_path: Path) -> None:
     # A symlinked folder is not walked (its pages would be listed twice, or forever).
     (site / "b").symlink_to(site / "a")
     (site / "e.html").symlink_to(site / "c.htm")
-    from sitemapkit.scan import folder_page, walk_pages
+    from sitemapkit.folder import folder_page, walk_pages
 
     names = list(walk_pages(site))
     assert names == ["404.html", "c.htm", "e.html", "a/b.html", "a/index.html", "é/x.html"]

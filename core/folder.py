@@ -1,0 +1,86 @@
+"""A built folder's pages: which files a static host serves as pages, found in
+one walk, and the path each one's file is named by. One rule for every build
+that reads a folder: ``sitemapkit build``'s workers, ``find_pages`` (build_site
+for a folder) and build_site's search for files no page stands for.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from .model import ERROR_PAGES, Page
+from .urls import HTML_SUFFIXES, path_of_file
+
+
+def walk_pages(site_dir: Path | str, repositories: list[str] | None = None) -> Iterator[str]:
+    """The HTML pages of a built folder as names relative to it (``a/b/index.html``),
+    each folder's files in name order, then its folders in name order.
+
+    Only regular files (or symlinks to them) are pages: a dangling symlink is
+    served as nothing, and opening a FIFO would wait forever. Hidden folders
+    (``.git``, ``.well-known``) hold no pages to list; a symlinked folder is not
+    entered (it would be walked twice, or forever). The folders that hold a
+    ``.git`` are added to ``repositories`` when it is given.
+    """
+    yield from _walk(os.fspath(site_dir), "", repositories)
+
+
+def _walk(folder: str, prefix: str, repositories: list[str] | None) -> Iterator[str]:
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError:
+        return  # as os.walk: a folder that cannot be listed has no pages
+    files, folders = [], []
+    for entry in entries:
+        name = entry.name
+        try:
+            is_folder = entry.is_dir()
+        except OSError:
+            is_folder = False
+        if name == ".git" and repositories is not None:
+            repositories.append(prefix)
+        if is_folder:
+            if not name.startswith("."):
+                folders.append(entry)
+        elif name.endswith(HTML_SUFFIXES):
+            try:
+                if entry.is_file():
+                    files.append(name)
+            except OSError:
+                pass
+    files.sort()
+    for name in files:
+        yield prefix + name
+    folders.sort(key=lambda entry: entry.name)
+    for entry in folders:
+        try:
+            if entry.is_symlink():
+                continue
+        except OSError:
+            continue
+        yield from _walk(entry.path, prefix + entry.name + "/", repositories)
+
+
+def file_prefix(site_dir: Path | str) -> str:
+    """What a page's relative name (from :func:`walk_pages`) is joined to for its
+    path: the folder as ``Path`` spells it, and a separator (nothing for ``.``),
+    so that every build names a page's file the same way (notices show it)."""
+    folder = str(Path(site_dir))
+    return "" if folder == "." else folder + os.sep
+
+
+def page_file(prefix: str, relative: str) -> str:
+    """The path of the page ``relative`` (``/``-separated) below ``prefix``
+    (:func:`file_prefix`)."""
+    return prefix + (relative if os.sep == "/" else relative.replace("/", os.sep))
+
+
+def folder_page(relative: str, path: Path | str, **fields) -> Page:
+    """The page a built folder's file ``relative`` (``/``-separated) is: served
+    at its name (``index.html`` at its folder's); an error page is handed over
+    unlisted, so the report says why it is left out."""
+    reason = "error page" if relative.rpartition("/")[2] in ERROR_PAGES else None
+    return Page.from_path(path_of_file(relative), source=path, output=path, exclude_reason=reason, **fields)
