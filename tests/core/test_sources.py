@@ -120,3 +120,26 @@ def test_build_help_names_config_and_source(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "--config FILE mkdocs.yml or zensical.toml" in text
     assert "--source DIR the sources of a generator whose output mirrors them" in text
+
+
+def test_public_folder_git_ignores_is_dated_by_file_times_without_asking_git_per_page(site, tmp_path, capsys):
+    """Hugo projects keep public/ in .gitignore: git can date none of its pages,
+    so `sitemapkit build public` asks git once (lastmod.git_leaves_to_file_times)
+    and writes what build_site, asking git about every page, writes."""
+    from sitemapkit import Options, build_site
+    from sitemapkit.cli import find_pages
+    from sitemapkit.lastmod import git_leaves_to_file_times
+
+    assert git_leaves_to_file_times(str(site / "public"))
+    assert not git_leaves_to_file_times(str(site / "content"))  # committed: git dates it
+    other = tmp_path / "other"
+    shutil.copytree(site, other, symlinks=True, copy_function=shutil.copy2)
+    code, out, err = build(site, capsys=capsys)
+    assert code == 0, err
+    build_site(
+        sorted(find_pages(other / "public"), key=lambda page: page.loc), Options(base_url=BASE), other / "public"
+    )
+    names = sorted(p.name for p in (site / "public").glob("sitemap*"))
+    assert names == sorted(p.name for p in (other / "public").glob("sitemap*"))
+    for name in names:
+        assert (site / "public" / name).read_bytes() == (other / "public" / name).read_bytes(), name
