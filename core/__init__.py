@@ -9,17 +9,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import ConfigError, OutputError, SitemapkitError, UrlError
-from .languages import language_tag
-from .urls import encode_path
-from .model import (
-    CHANGEFREQ_VALUES,
+from .protocol.errors import ConfigError, OutputError, SitemapkitError, UrlError
+from .protocol.languages import language_tag
+from .protocol.urls import encode_path
+from .protocol.limits import (
     DEFAULT_MAX_BYTES,
-    ERROR_PAGES,
     MAX_BYTES_CEILING,
     MAX_LOC_LENGTH,
     MAX_SITEMAPS_PER_INDEX,
     MAX_URLS_PER_SITEMAP,
+)
+from .protocol.model import (
+    CHANGEFREQ_VALUES,
+    ERROR_PAGES,
     Excluded,
     Notice,
     Options,
@@ -30,21 +32,21 @@ from .model import (
 )
 
 if TYPE_CHECKING:
-    from .lastmod import LastmodResult, resolve_lastmods
-    from .build import build_site
-    from .frontmatter import FRONT_MATTER_DATE_ADVICE, front_matter_lastmod, front_matter_listed
+    from .site.lastmod import LastmodResult, resolve_lastmods
+    from .engine.pages import build_site
+    from .site.frontmatter import FRONT_MATTER_DATE_ADVICE, front_matter_lastmod, front_matter_listed
 
-__version__ = "0.1.0"
+from .protocol.version import __version__
 
 # Imported on first use: `sitemapkit generate` on a million URLs starts without
 # the page machinery (HTML checks, git), and every build pays less start-up.
 _LAZY = {
-    "build_site": "build",
-    "resolve_lastmods": "lastmod",
-    "LastmodResult": "lastmod",
-    "front_matter_lastmod": "frontmatter",
-    "front_matter_listed": "frontmatter",
-    "FRONT_MATTER_DATE_ADVICE": "frontmatter",
+    "build_site": "engine.pages",
+    "resolve_lastmods": "site.lastmod",
+    "LastmodResult": "site.lastmod",
+    "front_matter_lastmod": "site.frontmatter",
+    "front_matter_listed": "site.frontmatter",
+    "FRONT_MATTER_DATE_ADVICE": "site.frontmatter",
 }
 
 

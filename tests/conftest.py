@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapkit.languages import LANGUAGE_TAG
+from sitemapkit.protocol.languages import LANGUAGE_TAG
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -320,7 +320,7 @@ def read_ahead_in_workers(monkeypatch: pytest.MonkeyPatch):
     """build_site's heads read by worker processes (build._read_ahead) even on a
     fixture's few pages: two pages a chunk, two processes. Yields the pools
     started, for the test to see that processes did the work."""
-    from sitemapkit import workers
+    from sitemapkit.engine import workers
 
     assert workers.can_fork(), "no worker could be forked here: the test would test nothing"
     started: list = []

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sitemapkit.check import check_site
+from sitemapkit.audit.check import check_site
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"

@@ -93,9 +93,9 @@ def warm(site: Path) -> None:
 FLOOR = r"""
 import datetime as dt, os, sys, time
 started = time.perf_counter()
-from sitemapkit import publish
-from sitemapkit.encoder import encode_pages, EncodeResult
-from sitemapkit.model import Options, Page, Report
+from sitemapkit.publish import publication as publish
+from sitemapkit.protocol.encoder import encode_pages, EncodeResult
+from sitemapkit.protocol.model import Options, Page, Report
 site, out = sys.argv[1], sys.argv[2]
 flags = os.O_RDONLY
 pages = []

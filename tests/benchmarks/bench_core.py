@@ -455,7 +455,7 @@ def profile(args: argparse.Namespace, work: Path) -> int:
     import cProfile
     import pstats
 
-    from sitemapkit.cli import main
+    from sitemapkit.commands.cli import main
 
     urls_tsv = work / "urls.tsv"
     write_url_list(urls_tsv, args.urls, args.seed, args.relative)

@@ -40,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sitemapkit.htmlcheck import check_built_page, inspect_built_page
+from sitemapkit.site.htmlcheck import check_built_page, inspect_built_page
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE_URL = "https://bench.example.org/"

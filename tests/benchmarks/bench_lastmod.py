@@ -42,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sitemapkit.lastmod import resolve_lastmods
+from sitemapkit.site.lastmod import resolve_lastmods
 
 TARGET_SHARE = 0.05
 START = int(dt.datetime(2021, 1, 1, tzinfo=dt.timezone.utc).timestamp())

@@ -11,8 +11,8 @@ import pytest
 
 from conftest import sitemap_entries
 from sitemapkit import Options, OutputError, Page, UrlError, build_site
-from sitemapkit.robots import merge_sitemap_lines
-from sitemapkit.publish import atomic_write, gzip_bytes
+from sitemapkit.protocol.robots import merge_sitemap_lines
+from sitemapkit.publish.publication import atomic_write, gzip_bytes
 
 BASE = "https://example.org/"
 

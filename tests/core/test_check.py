@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from sitemapkit import SitemapkitError
-from sitemapkit.check import CheckResult, check_site
-from sitemapkit.publish import gzip_bytes
+from sitemapkit.audit.check import CheckResult, check_site
+from sitemapkit.publish.publication import gzip_bytes
 
 BASE = "https://example.org/"
 URLSET = (

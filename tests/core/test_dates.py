@@ -1,5 +1,5 @@
 """One date module: the protocol's form, front-matter dates, and the block path's
-byte patterns, all from sitemapkit.dates."""
+byte patterns, all from sitemapkit.protocol.dates."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapkit import UrlError, dates, encoder
+from sitemapkit import UrlError
+from sitemapkit.protocol import dates
+from sitemapkit.protocol import encoder
 
 
 def test_the_encoder_reads_dates_without_the_git_code() -> None:

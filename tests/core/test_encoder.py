@@ -8,7 +8,7 @@ import pytest
 
 from conftest import assert_valid, usp_pages
 from sitemapkit import Options, Page
-from sitemapkit.encoder import EncodeResult, encode_pages
+from sitemapkit.protocol.encoder import EncodeResult, encode_pages
 
 BASE = "https://example.org/"
 

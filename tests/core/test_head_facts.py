@@ -10,7 +10,7 @@ import pytest
 
 from conftest import sitemap_entries
 from sitemapkit import Options, Page, build_site
-from sitemapkit.htmlcheck import inspect_built_page
+from sitemapkit.site.htmlcheck import inspect_built_page
 
 URL = "https://example.org/blog/post/"
 BASE = "https://example.org/"

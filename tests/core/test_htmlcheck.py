@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapkit.htmlcheck import HEAD_READ_LIMIT, _HeadParser, check_built_page, refresh_url, relevant_tags
-from sitemapkit.urls import comparable_url
+from sitemapkit.site.htmlcheck import HEAD_READ_LIMIT, _HeadParser, check_built_page, refresh_url, relevant_tags
+from sitemapkit.protocol.urls import comparable_url
 
 PAGE_URL = "https://example.com/docs/guide/"
 

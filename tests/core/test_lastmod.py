@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sitemapkit import ConfigError, resolve_lastmods
-from sitemapkit.dates import format_w3c, parse_lastmod
+from sitemapkit.protocol.dates import format_w3c, parse_lastmod
 
 UTC = dt.timezone.utc
 GIT_IDENTITY = ["-c", "user.name=Sitemapkit Test", "-c", "user.email=test@example.invalid"]

@@ -16,7 +16,7 @@ import pytest
 import sitemapkit
 from conftest import run_sitemapkit as sitemapkit_cli
 from sitemapkit import ConfigError, Options
-from sitemapkit.cli import _GENERATE_OPTIONS, parser
+from sitemapkit.commands.cli import _GENERATE_OPTIONS, parser
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "https://example.org/"
@@ -130,7 +130,7 @@ def test_cli_flags_are_the_declared_options(command: str, names: tuple[str, ...]
 
 
 def test_cli_options_default_to_the_declared_defaults() -> None:
-    from sitemapkit.cli import _BUILD_OPTIONS, _options
+    from sitemapkit.commands.cli import _BUILD_OPTIONS, _options
 
     args = parser().parse_args(["build", *_required("build")])
     assert _options(args, _BUILD_OPTIONS) == Options(base_url=BASE)

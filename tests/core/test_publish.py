@@ -25,8 +25,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemapkit import Options, OutputError, Page, build_site, publish, urllist, workers
-from sitemapkit.check import check_site
+from sitemapkit import Options, OutputError, Page, build_site
+from sitemapkit.publish import publication as publish
+from sitemapkit.engine import urllist
+from sitemapkit.engine import workers
+from sitemapkit.audit.check import check_site
 
 from conftest import run_sitemapkit as cli_run
 

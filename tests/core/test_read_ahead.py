@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import assert_valid, killed_in_workers, read_ahead_in_workers
-from sitemapkit import Options, Page, build_site, workers
+from sitemapkit import Options, Page, build_site
+from sitemapkit.engine import workers
 
 BASE = "https://example.org/docs/"
 ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -216,7 +217,7 @@ def test_workers_end_when_their_run_is_killed(tmp_path: Path, command: str) -> N
 def test_a_worker_killed_leaves_the_reading_to_the_build(tmp_path: Path, monkeypatch) -> None:
     """A worker killed under build_site (out of memory, by a user) loses nothing:
     the build reads the heads itself and writes what it writes without workers."""
-    from sitemapkit import build
+    from sitemapkit.engine import pages as build
 
     monkeypatch.chdir(tmp_path)
     site, pages = adapter_pages(tmp_path)

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitemapkit import Options, OutputError, Page, build_site
-from sitemapkit.robots import decode_robots_txt, merge_sitemap_lines
+from sitemapkit.protocol.robots import decode_robots_txt, merge_sitemap_lines
 
 BASE = "https://example.org/"
 OURS = "https://example.org/sitemap.xml"

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from protego import Protego
 
-from sitemapkit.robotsrules import RobotsRules
-from sitemapkit.urls import normalise_percent_encoding
+from sitemapkit.protocol.robotsrules import RobotsRules
+from sitemapkit.protocol.urls import normalise_percent_encoding
 
 STAR_GROUP_CASES = [
     # (rules under "User-agent: *", path, allowed)

@@ -1,4 +1,4 @@
-"""`sitemapkit build`'s own path (sitemapkit.scan): the pages of a folder checked on
+"""`sitemapkit build`'s own path (sitemapkit.engine.folderbuild): the pages of a folder checked on
 every core must come out byte for byte as build_site writes them, one process or
 many, and as the serial path wrote them before."""
 
@@ -14,8 +14,8 @@ import pytest
 
 from conftest import FIXTURES, assert_valid, killed_in_workers, run_sitemapkit
 from sitemapkit import Options, build_site
-from sitemapkit.cli import find_pages
-from sitemapkit.scan import build_folder
+from sitemapkit.site.folder import find_pages
+from sitemapkit.engine.folderbuild import build_folder
 
 BASE = "https://example.org/"
 ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -176,7 +176,7 @@ def test_the_walk_finds_pages_in_page_order(tmp_path: Path) -> None:
     # A symlinked folder is not walked (its pages would be listed twice, or forever).
     (site / "b").symlink_to(site / "a")
     (site / "e.html").symlink_to(site / "c.htm")
-    from sitemapkit.folder import folder_page, walk_pages
+    from sitemapkit.site.folder import folder_page, walk_pages
 
     names = list(walk_pages(site))
     assert names == ["404.html", "c.htm", "e.html", "a/b.html", "a/index.html", "é/x.html"]
@@ -226,7 +226,7 @@ def test_output_folder_inside_a_work_tree(tmp_path: Path, monkeypatch, state: st
     times, as without git); else build_site's, which asks git per page. Both
     write what build_site writes."""
     from conftest import git
-    from sitemapkit import scan
+    from sitemapkit.engine import folderbuild as scan
 
     project = tmp_path / "project"
     site = make_site(project, "spread", duplicates=False)  # project/site
@@ -266,7 +266,7 @@ def test_output_folder_inside_a_work_tree(tmp_path: Path, monkeypatch, state: st
 def test_a_worker_killed_leaves_the_pages_to_build_site(tmp_path: Path, monkeypatch) -> None:
     """A worker of `sitemapkit build` killed (out of memory, by a user): nothing
     is lost, build_site's path does the work and writes what it writes."""
-    from sitemapkit import scan
+    from sitemapkit.engine import folderbuild as scan
 
     site = make_site(tmp_path / "made", "spread", duplicates=False)
     options = Options(base_url=BASE, lastmod="mtime", max_urls=100, report_file="report.txt")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, git, sitemap_entries
-from sitemapkit.check import check_site
-from sitemapkit.cli import main
+from sitemapkit.audit.check import check_site
+from sitemapkit.commands.cli import main
 
 BASE = "https://example.org/"
 FIRST = dt.datetime(2020, 5, 1, 10, 0, tzinfo=dt.timezone.utc)
@@ -127,8 +127,8 @@ def test_public_folder_git_ignores_is_dated_by_file_times_without_asking_git_per
     so `sitemapkit build public` asks git once (lastmod.git_leaves_to_file_times)
     and writes what build_site, asking git about every page, writes."""
     from sitemapkit import Options, build_site
-    from sitemapkit.cli import find_pages
-    from sitemapkit.lastmod import git_leaves_to_file_times
+    from sitemapkit.site.folder import find_pages
+    from sitemapkit.site.lastmod import git_leaves_to_file_times
 
     assert git_leaves_to_file_times(str(site / "public"))
     assert not git_leaves_to_file_times(str(site / "content"))  # committed: git dates it

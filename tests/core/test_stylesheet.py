@@ -27,7 +27,12 @@ from conftest import run_sitemapkit
 from tasks import find_chromium
 
 from sitemapkit import ConfigError
-from sitemapkit.stylesheet import FALLBACK_CSS_TEMPLATE_NAME, TEMPLATE_NAME, render_fallback_css, render_stylesheet
+from sitemapkit.publish.stylesheet import (
+    FALLBACK_CSS_TEMPLATE_NAME,
+    TEMPLATE_NAME,
+    render_fallback_css,
+    render_stylesheet,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"

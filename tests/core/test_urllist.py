@@ -13,16 +13,17 @@ from hypothesis import strategies as st
 
 from conftest import sitemap_entries
 from sitemapkit import Options, Page, UrlError
-from sitemapkit import urllist, workers
-from sitemapkit.urllist import plain_block_entries, write_url_list
-from sitemapkit.encoder import EncodeResult, _Formatter, encode_pages
-from sitemapkit.urls import Scope
+from sitemapkit.engine import urllist
+from sitemapkit.engine import workers
+from sitemapkit.engine.urllist import plain_block_entries, write_url_list
+from sitemapkit.protocol.encoder import EncodeResult, EntryWriter, encode_pages
+from sitemapkit.protocol.urls import Scope
 
 BASE = "https://example.org/docs/"
 
 
 def careful_entries(lines: list[str]) -> tuple[list[bytes], list[int]]:
-    formatter = _Formatter(Options(base_url=BASE), Scope(BASE), EncodeResult())
+    formatter = EntryWriter(Options(base_url=BASE), Scope(BASE), EncodeResult())
     entries, hashes = [], []
     for line in lines:
         url, _, lastmod = line.partition("\t")

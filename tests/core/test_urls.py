@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitemapkit import ConfigError, Options, UrlError
-from sitemapkit.urls import OutOfScope, Scope, encode_url, escape_xml
+from sitemapkit.protocol.urls import OutOfScope, Scope, encode_url, escape_xml
 
 BASE = "https://example.org/docs/"
 
@@ -127,7 +127,7 @@ class TestNamesArePaths:
         ],
     )
     def test_encode_path(self, name: str, expected: str) -> None:
-        from sitemapkit.urls import encode_path
+        from sitemapkit.protocol.urls import encode_path
 
         assert encode_path(name) == expected
 
@@ -150,7 +150,7 @@ class TestNamesArePaths:
         ],
     )
     def test_same_file_in_other_spellings(self, one: str, other: str) -> None:
-        from sitemapkit.urls import same_file_key
+        from sitemapkit.protocol.urls import same_file_key
 
         assert same_file_key(one) == same_file_key(other)
 
@@ -164,7 +164,7 @@ class TestNamesArePaths:
         ],
     )
     def test_different_files(self, one: str, other: str) -> None:
-        from sitemapkit.urls import same_file_key
+        from sitemapkit.protocol.urls import same_file_key
 
         assert same_file_key(one) != same_file_key(other)
 
@@ -221,7 +221,9 @@ def test_dot_segments_inside_the_base_resolve() -> None:
 
 
 def test_url_comparison_lives_with_scope() -> None:
-    from sitemapkit import htmlcheck, robotsrules, urls
+    from sitemapkit.site import htmlcheck
+    from sitemapkit.protocol import robotsrules
+    from sitemapkit.protocol import urls
 
     # No copy of its own: htmlcheck compares through urls.
     assert getattr(htmlcheck, "comparable_url", urls.comparable_url) is urls.comparable_url
@@ -240,7 +242,7 @@ def test_a_network_path_reference_is_another_host_even_below_the_root() -> None:
 @given(st.text(st.sampled_from("/.%2eEa?#\t\n"), max_size=12))
 def test_every_dot_segment_holds_a_mark_the_block_path_looks_for(text: str) -> None:
     """The block path searches for the marks before it runs the pattern."""
-    from sitemapkit.urls import DOT_SEGMENT_MARKS, SLASH_DOT_SEGMENT
+    from sitemapkit.protocol.urls import DOT_SEGMENT_MARKS, SLASH_DOT_SEGMENT
 
     if re.search(SLASH_DOT_SEGMENT, text):
         assert any(mark in text for mark in DOT_SEGMENT_MARKS)

@@ -14,9 +14,9 @@ import yaml
 from mkdocs.utils.meta import get_data
 
 from sitemapkit import SitemapkitError, front_matter_lastmod, front_matter_listed
-from sitemapkit.frontmatter import FRONT_MATTER_KEYS, read_front_matter
-from sitemapkit.mkdocsconfig import GitIgnorePatterns, read_project_config
-from sitemapkit.yamlsubset import YamlSubsetError, read_top_level
+from sitemapkit.site.frontmatter import FRONT_MATTER_KEYS, read_front_matter
+from sitemapkit.config.mkdocs import GitIgnorePatterns, read_project_config
+from sitemapkit.site.yamlsubset import YamlSubsetError, read_top_level
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

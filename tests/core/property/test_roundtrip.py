@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from conftest import assert_valid, usp_pages
 from sitemapkit import Options, Page
-from sitemapkit.encoder import encode_pages
-from sitemapkit.urls import is_uri
+from sitemapkit.protocol.encoder import encode_pages
+from sitemapkit.protocol.urls import is_uri
 
 BASE = "https://example.org/base/"
 

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitemapkit import Options, Page, UrlError
-from sitemapkit.encoder import EncodeResult, EntryParts, _Formatter
-from sitemapkit.urllist import plain_block
-from sitemapkit.urls import Scope
+from sitemapkit.protocol.encoder import EncodeResult, EntryParts, EntryWriter
+from sitemapkit.engine.urllist import plain_block
+from sitemapkit.protocol.urls import Scope
 
 BASES = ["https://example.org/", "https://example.org/docs/", "http://example.org:8080/a%20b/c/"]
 
@@ -93,7 +93,7 @@ def careful(lines: list[str], opts: Options, alternates: dict | None = None):
     """The page-by-page path's entries (their hreflang links taken out) and loc
     hashes, or the error it stops with."""
     scope = Scope(opts.base_url)
-    formatter = _Formatter(opts, scope, EncodeResult())
+    formatter = EntryWriter(opts, scope, EncodeResult())
     entries, hashes = [], []
     try:
         for index, line in enumerate(lines):

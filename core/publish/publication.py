@@ -27,9 +27,10 @@ import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .errors import ConfigError, OutputError
-from .encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, SitemapFile
-from .model import Notice, Options, Report
+from ..protocol.errors import ConfigError, OutputError
+from ..protocol.encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, SitemapFile
+from ..protocol.model import Notice, Options, Report
+from ..protocol.robots import decode_robots_txt
 
 try:
     import fcntl
@@ -347,9 +348,7 @@ class Publication:
                 elif own.match(entry):
                     self._before.add(entry)
             if self._read_robots:
-                from .robots import read_robots_txt
-
-                self.robots_text = read_robots_txt(self.folder / ROBOTS_TXT)
+                self.robots_text = _read_robots_txt(self.folder / ROBOTS_TXT)
         except BaseException:
             self._lock.release()
             raise
@@ -437,8 +436,8 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
     drops everything, an empty input) than a site without pages, and no valid
     sitemap lists nothing.
     """
-    from .robots import merge_sitemap_lines
-    from .urls import Scope
+    from ..protocol.robots import merge_sitemap_lines
+    from ..protocol.urls import Scope
 
     options = publication.options
     folder = publication.folder
@@ -521,3 +520,13 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
         publication.stage(options.report_file, report.details().encode("utf-8"))
     publication.commit(names)
     return report
+
+
+def _read_robots_txt(path: Path) -> str | None:
+    """The robots.txt at ``path`` as :func:`decode_robots_txt` reads it, or None
+    when there is none."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    return decode_robots_txt(data, str(path))

@@ -19,25 +19,13 @@ from urllib.parse import urlsplit
 
 from .errors import ConfigError
 from .languages import language_tag
-
-# sitemaps.org/protocol.html, "Sitemap file location" and "Using Sitemap index files":
-# "Each Sitemap file that you provide must have no more than 50,000 URLs".
-MAX_URLS_PER_SITEMAP = 50_000
-
-# sitemaps.org/protocol.html, as the project was specified from it: "and must be no
-# larger than 10MB (10,485,760 bytes)". Every crawler accepts this figure.
-DEFAULT_MAX_BYTES = 10_485_760
-
-# sitemaps.org/protocol.html since November 2016: "must be no larger than 50MB
-# (52,428,800 bytes)". Nothing above this is accepted.
-MAX_BYTES_CEILING = 52_428_800
-
-# sitemaps.org/protocol.html, "Using Sitemap index files": "Sitemap index files may
-# not list more than 50,000 Sitemaps and must be no larger than 50MB".
-MAX_SITEMAPS_PER_INDEX = 50_000
-
-# sitemaps.org/protocol.html, <loc>: "This value must be less than 2,048 characters."
-MAX_LOC_LENGTH = 2_047
+from .limits import (
+    DEFAULT_MAX_BYTES,
+    MAX_BYTES_CEILING,
+    MAX_SITEMAPS_PER_INDEX,
+    MAX_URLS_PER_SITEMAP,
+)
+from .urls import encode_path
 
 # sitemaps.org/protocol.html, <changefreq>: "Valid values are: always hourly daily
 # weekly monthly yearly never".
@@ -444,9 +432,12 @@ class Page:
         """The page published at ``path``, a ``/``-separated file or document name
         relative to ``base_url`` (a folder ends in ``/``): a name, not a URL, so
         ``#``, ``?`` and ``%`` in it are characters of the name."""
-        from .urls import encode_path
-
         return cls(encode_path(path), **fields)
+
+
+# Notices name a few affected pages or files so users can check; the full list
+# would drown the log on a big site.
+NOTICE_EXAMPLES = 3
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from .errors import ConfigError, SitemapkitError
-from .frontmatter import front_matter_lastmod, front_matter_listed, read_front_matter
-from .model import Options, Page
+from ..protocol.errors import ConfigError, SitemapkitError
+from ..site.frontmatter import front_matter_lastmod, front_matter_listed, read_front_matter
+from ..protocol.model import Options, Page
 
 __all__ = ["ProjectConfig", "project_pages", "read_project_config"]
 
@@ -89,7 +89,7 @@ def read_project_config(path: Path | str) -> ProjectConfig:
     if path.suffix.lower() == ".toml":
         settings = _read_toml(path, raw)
     else:
-        from .yamlsubset import YamlSubsetError, read_top_level
+        from ..site.yamlsubset import YamlSubsetError, read_top_level
 
         try:
             settings = read_top_level(raw.decode("utf-8-sig"), _WANTED)

@@ -21,8 +21,8 @@ import posixpath
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .errors import SitemapkitError
-from .model import Page
+from ..protocol.errors import SitemapkitError
+from ..protocol.model import Page
 
 __all__ = ["SOURCE_EXTENSIONS", "mirrored_source", "with_mirrored_sources"]
 

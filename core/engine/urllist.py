@@ -4,7 +4,7 @@ The input is cut into blocks of lines; from a file, each worker process reads it
 own blocks (from a pipe, this process hands them out). A block whose lines are
 all plain (absolute URLs under the base, or paths below it, each with an optional
 W3C date) is formatted with whole-block byte operations; any other block goes
-line by line through the same :class:`~sitemapkit.encoder._Formatter` pages use,
+line by line through the same :class:`~sitemapkit.encoder.EntryWriter` pages use,
 which reports what it leaves out. Shard boundaries depend only on entries (see
 :class:`~sitemapkit.encoder.ShardPlanner`), so each worker cuts, compresses and
 writes the shards that lie wholly inside its block, straight from the formatted
@@ -29,11 +29,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-from . import publish, workers
-from .dates import FIXED_WIDTH_FORMS
-from .errors import UrlError
-from .model import MAX_LOC_LENGTH, Excluded, Options, Page, Report
-from .encoder import (
+from ..publish import publication as publish
+from . import workers
+from ..protocol.dates import FIXED_WIDTH_FORMS, newest_written
+from ..protocol.errors import UrlError
+from ..protocol.limits import MAX_LOC_LENGTH
+from ..protocol.model import Excluded, Options, Page, Report
+from ..protocol.encoder import (
     EncodeResult,
     LOC_CLOSE,
     URL_OPEN,
@@ -41,12 +43,11 @@ from .encoder import (
     Sequencer,
     ShardPlanner,
     SitemapFile,
-    _Formatter,
-    _newest_lastmod,
-    _newest_of,
+    EntryWriter,
+    newest_lastmod_in,
     finish,
 )
-from .urls import (
+from ..protocol.urls import (
     CONTROL_RANGES,
     DOT_SEGMENT_MARKS,
     SLASH_DOT_SEGMENT,
@@ -268,7 +269,7 @@ class _BlockFormatter:
         plain = self.plain(block)
         if plain is not None:
             return plain.entries(), plain.hashes
-        formatter = _Formatter(self.options, self.scope, result)
+        formatter = EntryWriter(self.options, self.scope, result)
         entries, hashes = [], []
         try:
             text = block.decode("utf-8")
@@ -400,11 +401,11 @@ class Piece(NamedTuple):
     @classmethod
     def of_entries(cls, entries: list[bytes]) -> Piece:
         body = b"\n".join(entries) + b"\n" if entries else b""
-        return cls(body, len(entries), _newest_lastmod(body))
+        return cls(body, len(entries), newest_lastmod_in(body))
 
     def without_first(self) -> Piece:
         rest = self.body[self.body.index(b"\n") + 1 :]
-        return Piece(rest, self.urls - 1, _newest_lastmod(rest))
+        return Piece(rest, self.urls - 1, newest_lastmod_in(rest))
 
     def first_entry(self) -> bytes:
         return self.body[: self.body.index(b"\n")]
@@ -446,14 +447,14 @@ def _work_on_block(
     opens = bool(bounds) and bounds[0] == 0
     bounds = [b for b in bounds if b > 0]
     if not bounds:
-        return Piece(body, len(dates), _newest_of(dates)), opens, False, [], Piece(b"", 0, None), []
+        return Piece(body, len(dates), newest_written(dates)), opens, False, [], Piece(b"", 0, None), []
     # Shards are cut straight out of the formatted block.
     starts = plain.offsets(bounds)
     inner = []
     for a, b, start, end in zip(bounds, bounds[1:], starts, starts[1:]):
-        inner += _write(_worker["folder"], planner.shards_of_body(body[start:end], b - a, _newest_of(dates[a:b])))
-    lead = Piece(body[: starts[0]], bounds[0], _newest_of(dates[: bounds[0]]))
-    tail = Piece(body[starts[-1] :], len(dates) - bounds[-1], _newest_of(dates[bounds[-1] :]))
+        inner += _write(_worker["folder"], planner.shards_of_body(body[start:end], b - a, newest_written(dates[a:b])))
+    lead = Piece(body[: starts[0]], bounds[0], newest_written(dates[: bounds[0]]))
+    tail = Piece(body[starts[-1] :], len(dates) - bounds[-1], newest_written(dates[bounds[-1] :]))
     return lead, opens, True, inner, tail, []
 
 
@@ -471,7 +472,7 @@ def _write_run(run: list[bytes]) -> list[SitemapFile]:
 
 def _write_pieces(pieces: list[Piece]) -> list[SitemapFile]:
     """In a worker: the shards of a run that crossed blocks, written."""
-    newest = _newest_of([p.newest.encode("ascii") for p in pieces if p.newest])
+    newest = newest_written([p.newest.encode("ascii") for p in pieces if p.newest])
     body = b"".join(p.body for p in pieces)
     return _write(
         _worker["folder"], _worker["formatter"].planner.shards_of_body(body, sum(p.urls for p in pieces), newest)

@@ -12,7 +12,7 @@ import re
 from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 from .errors import UrlError
-from .model import MAX_LOC_LENGTH
+from .limits import MAX_LOC_LENGTH
 
 # ---- what a URL may hold: each rule written once -----------------------------------
 # The block path of `sitemapkit generate` (urllist.py) derives its byte patterns

@@ -125,16 +125,17 @@ def loc_hash(loc: bytes) -> int:
     return zlib.crc32(loc)
 
 
-class _Own(enum.Enum):
-    """The page's own ``lastmod`` (:meth:`_Formatter.entry`'s default)."""
+class _PageLastmod(enum.Enum):
+    """The page's own ``lastmod`` (:meth:`EntryWriter.entry`'s default)."""
 
-    OWN = "own"
-
-
-OWN = _Own.OWN
+    PAGE_LASTMOD = "the page's own lastmod"
 
 
-class _Formatter:
+#: Date the entry by the page's own ``lastmod`` (no date is resolved for it).
+PAGE_LASTMOD = _PageLastmod.PAGE_LASTMOD
+
+
+class EntryWriter:
     """Turns one page into its ``<url>`` element (or text line), as ASCII bytes
     without the line break."""
 
@@ -155,7 +156,7 @@ class _Formatter:
         assert self.previous is not None, "loc_hash() follows an entry"
         return loc_hash(self.previous.encode("ascii"))
 
-    def entry(self, page: Page, lastmod: Lastmod | _Own = OWN) -> bytes | None:
+    def entry(self, page: Page, lastmod: Lastmod | _PageLastmod = PAGE_LASTMOD) -> bytes | None:
         """The entry for ``page`` (dated ``lastmod`` when given, else by its
         own), or None when it is left out (and reported)."""
         try:
@@ -172,7 +173,7 @@ class _Formatter:
             # The text form: "one URL per line ... must not contain anything else".
             return loc.encode("ascii")
         try:
-            written = self.lastmod_text(page.lastmod if lastmod is OWN else lastmod)
+            written = self.lastmod_text(page.lastmod if lastmod is PAGE_LASTMOD else lastmod)
         except UrlError as error:
             raise UrlError(f"{page.loc}: {error}") from None
         parts = [URL_OPEN, escape_xml(loc), LOC_CLOSE]
@@ -231,13 +232,9 @@ _ALTERNATE_MARK = b"<xhtml:link"
 _LASTMOD_TEXT = re.compile(LASTMOD_OPEN.encode("ascii") + b"([^<]+)" + LASTMOD_CLOSE.encode("ascii"))
 
 
-def _newest_lastmod(body: bytes) -> str | None:
+def newest_lastmod_in(body: bytes) -> str | None:
     """The newest ``<lastmod>`` in a shard's entries, as written."""
-    return _newest_of(_LASTMOD_TEXT.findall(body))
-
-
-#: The newest of lastmod texts, as written (one definition, in dates.py).
-_newest_of = newest_written
+    return newest_written(_LASTMOD_TEXT.findall(body))
 
 
 # Shards hold about this fraction of a full file (see ShardPlanner.choose_boundaries).
@@ -335,7 +332,7 @@ class ShardPlanner:
     def render(self, entries: list[bytes], name: str | None = None) -> SitemapFile:
         """One sitemap file of ``entries``; shards are named after their first URL."""
         body = b"\n".join(entries) + b"\n"
-        newest = None if self.text_format else _newest_lastmod(body)
+        newest = None if self.text_format else newest_lastmod_in(body)
         return self._file(body, len(entries), newest, name)
 
     def _file(self, body: bytes, count: int, newest: str | None, name: str | None = None) -> SitemapFile:
@@ -490,7 +487,7 @@ def encode_pages(
     of their own ``lastmod``.
     """
     result = result if result is not None else EncodeResult()
-    formatter = _Formatter(options, Scope(options.base_url), result)
+    formatter = EntryWriter(options, Scope(options.base_url), result)
     resolved = lastmods or {}
 
     def entries() -> Iterator[tuple[bytes, str, int, bool]]:
@@ -505,7 +502,7 @@ def encode_pages(
 def encode_entries(
     entries: Iterable[tuple[bytes, str, int, bool]], options: Options, result: EncodeResult | None = None
 ) -> Iterator[SitemapFile]:
-    """:func:`encode_pages` for entries formatted already (by ``_Formatter.entry``),
+    """:func:`encode_pages` for entries formatted already (by ``EntryWriter.entry``),
     in order: each as ``(entry, loc to report it by, its loc's hash (loc_hash),
     whether its page has alternates)``."""
     result = result if result is not None else EncodeResult()

@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Generic, TypeVar, Union
 
-from .errors import ConfigError
-from .model import LASTMOD_SOURCES, Notice
-from .urls import HTML_SUFFIXES
+from ..protocol.errors import ConfigError
+from ..protocol.model import LASTMOD_SOURCES, NOTICE_EXAMPLES, Notice
+from ..protocol.urls import HTML_SUFFIXES
 
 __all__ = ["NOTICE_CODE", "LastmodResult", "resolve_lastmods"]
 
@@ -52,9 +52,6 @@ _BATCH_GAP_SECONDS = 2.0
 # has more pages than a project template.
 _BATCH_MIN_FILES = 5
 
-# Notices name a few affected files so users can check; the full list would drown
-# the log on a big site.
-_EXAMPLES = 3
 
 _UTC = dt.timezone.utc
 
@@ -695,8 +692,8 @@ def _file_times(
     flat = [where for where, stamp in timed if stamp >= _EARLIEST_TRUE_MTIME] if batch else []
     name = _display_name([where for where, _ in timed])
     return dates, file_times_notice(
-        [name(where) for where in heapq.nsmallest(_EXAMPLES, flat)],
-        [name(where) for where in heapq.nsmallest(_EXAMPLES, too_old)],
+        [name(where) for where in heapq.nsmallest(NOTICE_EXAMPLES, flat)],
+        [name(where) for where in heapq.nsmallest(NOTICE_EXAMPLES, too_old)],
         len(flat),
         len(too_old),
         page_dates=page_dates,
@@ -786,6 +783,6 @@ def _count_pages(count: int) -> str:
 
 
 def _examples(names: list[str], count: int | None = None) -> str:
-    shown = ", ".join(names[:_EXAMPLES])
-    more = (len(names) if count is None else count) - _EXAMPLES
+    shown = ", ".join(names[:NOTICE_EXAMPLES])
+    more = (len(names) if count is None else count) - NOTICE_EXAMPLES
     return f"{shown} and {more} more" if more > 0 else shown

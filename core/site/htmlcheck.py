@@ -34,6 +34,7 @@ canonical naming one of them is worth the user's attention.
 from __future__ import annotations
 
 import codecs
+import datetime as dt
 import dataclasses
 import errno
 import functools
@@ -45,7 +46,8 @@ from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
-from .urls import SCHEME, encode_path, resolve_web_reference, same_file_key
+from ..protocol.dates import parse_lastmod
+from ..protocol.urls import SCHEME, encode_path, resolve_web_reference, same_file_key
 
 #: Bytes read from the start of each page at most. A head is a few KiB; a page
 #: whose head runs past this (inline scripts and styles) is checked on what fits.
@@ -152,6 +154,16 @@ class HeadFacts:
     modified: tuple[str, ...] = ()
     #: ``<link rel="alternate" hreflang="..." href="...">``: (hreflang, absolute URL).
     alternates: tuple[tuple[str, str], ...] = ()
+
+    def declared_date(self) -> dt.date | dt.datetime | None:
+        """The first of the head's dates (most trusted first) that is a date; one
+        that is not is passed over, as crawlers pass over it."""
+        for written in self.modified:
+            try:
+                return parse_lastmod(written)
+            except ValueError:
+                continue
+        return None
 
 
 _NO_FACTS = HeadFacts()

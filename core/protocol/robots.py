@@ -9,7 +9,6 @@ file." Every other line and byte of the user's file is kept.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Callable
 
 from .errors import OutputError, UrlError
@@ -50,16 +49,6 @@ def decode_robots_txt(data: bytes, name: str = "robots.txt") -> str:
         except UnicodeDecodeError as error:
             reason = f"byte 0x{data[error.start]:02x} at offset {error.start:,} is not UTF-8"
     raise OutputError(f"{name} is not a UTF-8 text file ({reason}); it was left as it is")
-
-
-def read_robots_txt(path: Path) -> str | None:
-    """The robots.txt at ``path`` as :func:`decode_robots_txt` reads it, or None
-    when there is none."""
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        return None
-    return decode_robots_txt(data, str(path))
 
 
 def merge_sitemap_lines(

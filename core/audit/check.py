@@ -15,13 +15,14 @@ import xml.parsers.expat
 import zlib
 from pathlib import Path
 
-from .model import CHANGEFREQ_VALUES, MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, MAX_BYTES_CEILING
-from .dates import W3C_DATETIME
-from .encoder import SITEMAP_NS
-from .errors import OutputError, SitemapkitError
-from .robots import decode_robots_txt, sitemap_line_url
-from .robotsrules import LINE_BREAK
-from .urls import Scope, encode_url, is_uri
+from ..protocol.limits import MAX_BYTES_CEILING, MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
+from ..protocol.model import CHANGEFREQ_VALUES
+from ..protocol.dates import W3C_DATETIME
+from ..protocol.encoder import SITEMAP_NS
+from ..protocol.errors import OutputError, SitemapkitError
+from ..protocol.robots import decode_robots_txt, sitemap_line_url
+from ..protocol.robotsrules import LINE_BREAK
+from ..protocol.urls import Scope, encode_url, is_uri
 
 _URL_CHILDREN = ("loc", "lastmod", "changefreq", "priority")
 # Compressed bytes read at a time; what they inflate to is capped separately.

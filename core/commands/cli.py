@@ -11,13 +11,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NoReturn
 
-from . import __version__, publish
-from .errors import ConfigError, SitemapkitError
-from .model import Options, Page, closest_option
+from ..protocol.version import __version__
+from ..publish import publication as publish
+from ..protocol.errors import ConfigError, SitemapkitError
+from ..protocol.model import Options, Page, closest_option
 
 
 def _flag(option: str) -> str:
@@ -123,20 +124,6 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
     return Options(base_url=args.base_url, **_flag_values(args, names))
 
 
-def find_pages(site_dir: Path) -> Iterator[Page]:
-    """The HTML pages of a built folder (see :func:`~sitemapkit.folder.walk_pages`
-    and :func:`~sitemapkit.folder.folder_page`): ``index.html`` stands for its
-    folder URL; file names are names, not URLs (``c#sharp.html`` is served at
-    ``c%23sharp.html``); error pages are handed over unlisted, so the report says
-    why they are left out."""
-    from .folder import file_prefix, folder_page, page_file, walk_pages
-
-    # Strings, not Path objects: a site of 100,000 pages would make 100,000.
-    prefix = file_prefix(site_dir)
-    for relative in walk_pages(site_dir):
-        yield folder_page(relative, page_file(prefix, relative))
-
-
 # Each command imports what only it needs, so `generate` on a huge list starts
 # quickly.
 
@@ -147,7 +134,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             raise SitemapkitError(
                 "--source is for folders built from mirrored sources; --config reads its own docs_dir"
             )
-        from .mkdocsconfig import options_for, project_pages, read_project_config
+        from ..config.mkdocs import options_for, project_pages, read_project_config
 
         config = read_project_config(args.config)
         options = options_for(config, args.base_url, _flag_values(args, _BUILD_OPTIONS))
@@ -162,21 +149,23 @@ def cmd_build(args: argparse.Namespace) -> int:
             f"{str(args.site_dir or site_dir)!r} is not a folder" + (" (build the site first)" if args.config else "")
         )
     if args.config or args.source:
-        from .build import build_site
+        from ..engine.pages import build_site
+
+        from ..site.folder import find_pages
 
         pages: Iterable[Page] = find_pages(site_dir)
         if args.config:
             pages = project_pages(config, pages, site_dir)
         else:
-            from .sources import with_mirrored_sources
+            from ..site.sources import with_mirrored_sources
 
             pages = with_mirrored_sources(pages, site_dir, Path(args.source))
     if args.config:
-        from .frontmatter import FRONT_MATTER_DATE_ADVICE as page_dates
+        from ..site.frontmatter import FRONT_MATTER_DATE_ADVICE as page_dates
     else:
         # A plain folder's pages (or those --source finds no source for) are dated
         # by their heads before their file times.
-        from .htmlcheck import HEAD_DATE_ADVICE as page_dates
+        from ..site.htmlcheck import HEAD_DATE_ADVICE as page_dates
 
         if not args.source:
             # The built files' times are the build's; the sources' history is not.
@@ -186,11 +175,11 @@ def cmd_build(args: argparse.Namespace) -> int:
         report = build_site(pages, options, site_dir, page_dates=page_dates)
     else:
         # The folder's own pages: found, checked and dated on every core.
-        from .scan import build_folder
+        from ..engine.folderbuild import build_folder
 
         report = build_folder(site_dir, options, page_dates=page_dates)
     if args.config and report.urls:
-        from .mkdocsconfig import GENERATOR_SITEMAPS
+        from ..config.mkdocs import GENERATOR_SITEMAPS
 
         written = list(report.files)
         companion = options.xml_companion()
@@ -210,7 +199,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from .urllist import generate
+    from ..engine.urllist import generate
 
     options = _options(args, _GENERATE_OPTIONS)
     out = Path(args.out)
@@ -235,7 +224,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .check import check_site
+    from ..audit.check import check_site
 
     Options(base_url=args.base_url)  # the same check of the base URL as every command
     result = check_site(args.site_dir, args.base_url, entry=args.filename)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import SitemapkitError
+from ..protocol.errors import SitemapkitError
 
 __all__ = [
     "FRONT_MATTER_DATE_ADVICE",

@@ -10,8 +10,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from .model import ERROR_PAGES, Page
-from .urls import HTML_SUFFIXES, path_of_file
+from ..protocol.model import ERROR_PAGES, Page
+from ..protocol.urls import HTML_SUFFIXES, path_of_file
 
 
 def walk_pages(site_dir: Path | str, repositories: list[str] | None = None) -> Iterator[str]:
@@ -84,3 +84,15 @@ def folder_page(relative: str, path: Path | str, **fields) -> Page:
     unlisted, so the report says why it is left out."""
     reason = "error page" if relative.rpartition("/")[2] in ERROR_PAGES else None
     return Page.from_path(path_of_file(relative), source=path, output=path, exclude_reason=reason, **fields)
+
+
+def find_pages(site_dir: Path) -> Iterator[Page]:
+    """The HTML pages of a built folder (see :func:`~sitemapkit.folder.walk_pages`
+    and :func:`~sitemapkit.folder.folder_page`): ``index.html`` stands for its
+    folder URL; file names are names, not URLs (``c#sharp.html`` is served at
+    ``c%23sharp.html``); error pages are handed over unlisted, so the report says
+    why they are left out."""
+    # Strings, not Path objects: a site of 100,000 pages would make 100,000.
+    prefix = file_prefix(site_dir)
+    for relative in walk_pages(site_dir):
+        yield folder_page(relative, page_file(prefix, relative))

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import jinja2
 
-from .errors import ConfigError
+from ..protocol.errors import ConfigError
 
 TEMPLATE_NAME = "sitemap.xsl.j2"
 FALLBACK_CSS_TEMPLATE_NAME = "sitemap.css.j2"
@@ -39,7 +39,7 @@ FALLBACK_CSS_TEMPLATE_NAME = "sitemap.css.j2"
 #: The option naming a folder with the user's own ``sitemap.xsl.j2``.
 TEMPLATE_OPTION = "stylesheet_template"
 
-_BUILTIN_TEMPLATES = Path(__file__).parent / "templates"
+_BUILTIN_TEMPLATES = Path(__file__).parents[1] / "templates"
 # Under this prefix the built-in template stays reachable from a user's template
 # of the same name ({% extends "sitemapkit/sitemap.xsl.j2" %}).
 _BUILTIN_PREFIX = "sitemapkit"
@@ -130,6 +130,6 @@ def _environment(template_dir: Path | None) -> jinja2.Environment:
 
 
 def _version() -> str:
-    from . import __version__
+    from ..protocol.version import __version__
 
     return __version__

@@ -6,7 +6,7 @@ The same steps as :func:`~sitemapkit.build.build_site` given the pages of
 pages' file names, in chunks, to worker processes (forked early, while this
 process is small); each checks its pages with :func:`~sitemapkit.build.select_page`,
 reads their file times and formats their entries with the encoder's own
-``_Formatter``, and sends back one bytes object per listed page: its sitemap loc,
+``EntryWriter``, and sends back one bytes object per listed page: its sitemap loc,
 its place in the walk and its entry. This process sorts those (by loc, then
 walk order: the first of two pages with one URL wins, as in ``build_site``),
 decides whether the file times can be believed (:mod:`~sitemapkit.lastmod`'s
@@ -36,16 +36,24 @@ from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from . import publish
-from .build import _head_date, broken_canonicals_notice, build_site, select_page, start, write_sitemaps
-from .encoder import LASTMOD_CLOSE, LASTMOD_OPEN, EncodeResult, ShardPlanner, _Formatter, encode_entries, loc_hash
-from .errors import SitemapkitError
-from .htmlcheck import HeadFacts
-from .lastmod import _EXAMPLES, file_times_notice, git_leaves_to_file_times, one_batch, trusted_file_time
-from .model import Excluded, Notice, Options, Page, Report
-from .robotsrules import RobotsRules
-from .urls import Scope
-from .folder import file_prefix, folder_page, page_file, walk_pages
+from ..publish import publication as publish
+from .pages import broken_canonicals_notice, build_site, select_page, start, write_sitemaps
+from ..protocol.encoder import (
+    LASTMOD_CLOSE,
+    LASTMOD_OPEN,
+    EncodeResult,
+    ShardPlanner,
+    EntryWriter,
+    encode_entries,
+    loc_hash,
+)
+from ..protocol.errors import SitemapkitError
+from ..site.htmlcheck import HeadFacts
+from ..site.lastmod import file_times_notice, git_leaves_to_file_times, one_batch, trusted_file_time
+from ..protocol.model import NOTICE_EXAMPLES, Excluded, Notice, Options, Page, Report
+from ..protocol.robotsrules import RobotsRules
+from ..protocol.urls import Scope
+from ..site.folder import file_prefix, find_pages, folder_page, page_file, walk_pages
 from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, can_fork, start_pool, worker_count
 
 
@@ -107,8 +115,8 @@ class _Found:
 
     def trim(self) -> _Found:
         """Only the names a notice shows are kept."""
-        self.plausible_names = heapq.nsmallest(_EXAMPLES, self.plausible_names)
-        self.too_old_names = heapq.nsmallest(_EXAMPLES, self.too_old_names)
+        self.plausible_names = heapq.nsmallest(NOTICE_EXAMPLES, self.plausible_names)
+        self.too_old_names = heapq.nsmallest(NOTICE_EXAMPLES, self.too_old_names)
         return self
 
     def add(self, chunk: _Found) -> None:
@@ -154,7 +162,7 @@ def _check_chunk(names: list[str], first: int) -> _Found:
     dated: bool = _worker["dated"]
     report = Report()
     result = EncodeResult()
-    formatter = _Formatter(options, scope, result)
+    formatter = EntryWriter(options, scope, result)
     found = _Found()
     heads: dict[str, HeadFacts] = {}
     broken: list[str] = []
@@ -163,7 +171,8 @@ def _check_chunk(names: list[str], first: int) -> _Found:
         path = page_file(base, name)
         # The file time first, so that one Page serves the checks and the entry
         # (a page left out needed no stat, but few are).
-        lastmod = stamp = None
+        lastmod: dt.date | dt.datetime | None = None
+        stamp = None
         if dated:
             try:
                 stamp = os.stat(path).st_mtime
@@ -187,7 +196,7 @@ def _check_chunk(names: list[str], first: int) -> _Found:
         if not may_list or loc is None:
             continue
         # build_site's order: a date the head declares, else the file time.
-        declared = _head_date(facts) if dated and facts is not None else None
+        declared = facts.declared_date() if dated and facts is not None else None
         if declared is not None:
             lastmod, stamp = declared, None
             page = Page(page.loc, lastmod=declared, source=path, output=path)
@@ -240,8 +249,6 @@ def _uses_git(site_dir: Path, mode: str) -> bool:
 
 
 def _build_site(site_dir: Path, options: Options, page_dates: str | None) -> Report:
-    from .cli import find_pages
-
     return build_site(sorted(find_pages(site_dir), key=lambda p: p.loc), options, site_dir, page_dates=page_dates)
 
 

@@ -19,17 +19,18 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from . import publish, workers
-from .errors import SitemapkitError, UrlError
-from .folder import file_prefix, folder_page, page_file, walk_pages
-from .htmlcheck import HeadFacts, check_built_page, inspect_built_page
-from .lastmod import resolve_file_lastmods
-from .model import Excluded, Lastmod, Notice, Options, Page, Report
-from .robotsrules import RobotsRules
-from .dates import W3C_DATETIME, lastmod_instant, parse_lastmod
-from .encoder import EncodeResult, SitemapFile, encode_pages
-from .languages import X_DEFAULT, language_tag
-from .urls import OutOfScope, Scope, comparable_url, file_spelling
+from ..publish import publication as publish
+from . import workers
+from ..protocol.errors import SitemapkitError, UrlError
+from ..site.folder import file_prefix, folder_page, page_file, walk_pages
+from ..site.htmlcheck import HeadFacts, check_built_page, inspect_built_page
+from ..site.lastmod import resolve_file_lastmods
+from ..protocol.model import NOTICE_EXAMPLES, Excluded, Lastmod, Notice, Options, Page, Report
+from ..protocol.robotsrules import RobotsRules
+from ..protocol.dates import W3C_DATETIME, lastmod_instant, parse_lastmod
+from ..protocol.encoder import EncodeResult, SitemapFile, encode_pages
+from ..protocol.languages import X_DEFAULT, language_tag
+from ..protocol.urls import OutOfScope, Scope, comparable_url, file_spelling
 
 
 def build_site(
@@ -454,7 +455,7 @@ def _resolve_dates(
 ) -> dict[str, Lastmod]:
     """Each page's date, the first there is of: its metadata (front matter); the
     git date or file time of its source, when that is a file of its own; the
-    dates its built head declares (:func:`_head_date`); the git date or file time
+    dates its built head declares (:meth:`HeadFacts.declared_date`); the git date or file time
     of the built page itself. Then listing pages from their members.
 
     Returned by the ``loc`` each kept page was given, where it is not the
@@ -490,7 +491,7 @@ def _resolve_dates(
 
     # A page whose only source is its own built file (sitemapkit build on a plain
     # folder) is dated by its head first: the file's time is the build's.
-    head_dates = {loc: date for loc, facts in heads.items() if (date := _head_date(facts)) is not None}
+    head_dates = {loc: date for loc, facts in heads.items() if (date := facts.declared_date()) is not None}
     by_head = (
         {
             loc
@@ -602,17 +603,6 @@ def _is_own_output(page: Page) -> bool:
     return page.output is not None and (page.source is page.output or str(page.source) == str(page.output))
 
 
-def _head_date(facts: HeadFacts):
-    """The first of the head's dates (most trusted first) that is a date; one that
-    is not is passed over, as crawlers pass over it."""
-    for written in facts.modified:
-        try:
-            return parse_lastmod(written)
-        except ValueError:
-            continue
-    return None
-
-
 def _parse_front_matter_date(value: str, page: Page):
     try:
         return parse_lastmod(value)
@@ -666,10 +656,6 @@ def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report,
         )
     if any(facts.alternates for facts in heads.values()):
         _declared_alternates(kept, options, report, heads)
-
-
-# Examples named in a notice; the full list would drown the log on a big site.
-_EXAMPLES = 3
 
 
 def _declared_alternates(kept: dict[str, Page], options: Options, report: Report, heads: dict[str, HeadFacts]) -> None:
@@ -742,7 +728,7 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
         if page.alternates != alternates:
             kept[loc] = dataclasses.replace(page, alternates=alternates)
     if refused:
-        examples = sorted(refused)[:_EXAMPLES]
+        examples = sorted(refused)[:NOTICE_EXAMPLES]
         more = len(refused) - len(examples)
         report.notices.append(
             Notice(
