@@ -15,6 +15,8 @@ from mkdocs.exceptions import Abort, ConfigurationError
 from mkdocs.structure.files import get_files
 from mkdocs.utils.meta import get_data
 
+from conftest import run_sitemapkit
+
 from sitemapkit import SitemapkitError, front_matter_lastmod, front_matter_listed
 from sitemapkit.config.mkdocs import options_for, read_project_config
 from sitemapkit.site.frontmatter import FRONT_MATTER_KEYS, read_front_matter
@@ -441,3 +443,32 @@ def test_bad_settings_name_the_file_and_setting(tmp_path, text, message):
         assert str(raised.value).startswith("mkdocs.yml: exclude_docs: ")
     else:
         assert str(raised.value) == message
+
+
+def test_build_config_reads_the_plugin_options_as_the_mkdocs_adapter_does(tmp_path):
+    """`build --config mkdocs.yml`: a mistyped option is named with the closest one,
+    and a stylesheet_template folder is relative to mkdocs.yml, as in the adapter."""
+    project = tmp_path / "project"
+    (project / "site").mkdir(parents=True)
+    (project / "site" / "index.html").write_text("<html><head><title>t</title></head></html>")
+    (project / "docs").mkdir()
+    (project / "style").mkdir()
+    own = (
+        '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"><!-- ours --></xsl:stylesheet>'
+    )
+    (project / "style" / "sitemap.xsl.j2").write_text(own)
+    config = project / "mkdocs.yml"
+    config.write_text("site_url: https://example.org/\nplugins:\n  - sitemapkit:\n      stylesheets: true\n")
+    result = run_sitemapkit("build", "--config", str(config), cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "sitemapkit: error: mkdocs.yml: plugins.sitemapkit.stylesheets: is not a sitemapkit option; "
+        "did you mean 'stylesheet'?\n"
+    )
+    config.write_text(
+        "site_url: https://example.org/\nplugins:\n  - sitemapkit:\n      stylesheet: true\n"
+        "      stylesheet_template: style\n"
+    )
+    result = run_sitemapkit("build", "--config", str(config), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "<!-- ours -->" in (project / "site" / "sitemap.xsl").read_text()
