@@ -64,6 +64,9 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         [
             ".[test,mkdocs,config]",
             "mkdocs==1.6.0",
+            # The oldest the `config` extra allows.
+            "PyYAML==6.0.1",
+            "pathspec==0.11.1",
             "mkdocs-material>=9.7,<9.8",
             "mkdocs-redirects>=1.2",
             "mkdocs-static-i18n>=1.3,<2",
