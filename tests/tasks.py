@@ -32,11 +32,13 @@ REQUIRED_PYTHON = (3, 11)
 
 # name -> (pip requirements beyond the project itself, test folders run in it)
 ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
-    # The lint checks (ruff, mypy) run once, here: tests/lint.
+    # The lint checks (ruff, mypy) run once, here: tests/lint. Without the `config`
+    # extra's PyYAML, so `--config` is seen to stop with its one line.
     "core": ([".[test,lint]"], ["tests/core", "tests/lint"]),
+    # `config`: PyYAML and pathspec, which MkDocs, ProperDocs and Zensical install too.
     "mkdocs": (
         [
-            ".[test,mkdocs]",
+            ".[test,mkdocs,config]",
             "mkdocs==1.6.1",
             "mkdocs-material>=9.8,<9.9",
             "mkdocs-redirects>=1.2",
@@ -60,8 +62,11 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     "core-oldest": ([".[test]", "Jinja2==3.0.0"], ["tests/core"]),
     "mkdocs-oldest": (
         [
-            ".[test,mkdocs]",
+            ".[test,mkdocs,config]",
             "mkdocs==1.6.0",
+            # The oldest the `config` extra allows.
+            "PyYAML==6.0.1",
+            "pathspec==0.11.1",
             "mkdocs-material>=9.7,<9.8",
             "mkdocs-redirects>=1.2",
             "mkdocs-static-i18n>=1.3,<2",

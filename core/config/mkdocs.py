@@ -8,21 +8,28 @@ built page back to its Markdown source, so the command line gives the sitemap th
 MkDocs adapter gives: the same pages, the git dates of their sources, their
 front-matter dates and ``sitemap: false``, the same exclusions.
 
-Read from ``mkdocs.yml`` (top-level keys, with :mod:`.yamlsubset`) or from the
-``[project]`` table of ``zensical.toml`` (with :mod:`tomllib`): ``site_url``,
-``docs_dir`` (default ``docs``), ``site_dir`` (default ``site``), both relative to
-the configuration file, ``use_directory_urls`` (default true), ``exclude_docs``
-and ``draft_docs`` (gitignore-style patterns; MkDocs also always leaves out
-``.*`` and ``/templates/``), ``not_in_nav`` (read and checked; such pages are
-built and listed, as MkDocs lists them), and the sitemapkit plugin's own options
-(``plugins: [sitemapkit: {...}]``, ``[project.plugins.sitemapkit]``).
+Read from ``mkdocs.yml`` as MkDocs reads it (PyYAML with MkDocs' tags and
+``INHERIT``, :mod:`.mkdocsyaml`) or from the ``[project]`` table of
+``zensical.toml`` (with :mod:`tomllib`): ``site_url`` (unset: Read the Docs'
+``READTHEDOCS_CANONICAL_URL``, as the MkDocs adapter takes it), ``docs_dir``
+(default ``docs``), ``site_dir`` (default ``site``), both relative to the
+configuration file, ``use_directory_urls`` (default true), ``exclude_docs`` and
+``draft_docs`` (gitignore patterns, matched with pathspec as MkDocs matches
+them; MkDocs also always leaves out ``.*`` and ``/templates/``), ``not_in_nav``
+(read and checked; such pages are built and listed, as MkDocs lists them), and
+the sitemapkit plugin's own options (``plugins: [sitemapkit: {...}]``,
+``[project.plugins.sitemapkit]``).
+
+PyYAML and pathspec are the ``config`` extra's: without them reading a project
+stops with one line saying what to install (:func:`.yamlreader.missing_config_library`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import os
 import posixpath
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -38,6 +45,8 @@ __all__ = ["ProjectConfig", "project_pages", "read_project_config"]
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
 # MkDocs' own exclusions, always applied before exclude_docs (mkdocs.structure.files).
 _DEFAULT_EXCLUDE = ".*\n/templates/\n"
+#: Set by Read the Docs for every build: the base URL where site_url is unset.
+READTHEDOCS_URL = "READTHEDOCS_CANONICAL_URL"
 _WANTED = frozenset(
     {
         "site_url",
@@ -70,10 +79,43 @@ class ProjectConfig:
     not_in_nav: str
     #: The sitemapkit plugin's options as the configuration file sets them.
     plugin_options: dict[str, Any]
+    #: Where site_url is unset: READTHEDOCS_CANONICAL_URL, as the MkDocs adapter takes it.
+    canonical_url: str | None = None
 
     def setting(self, name: str) -> str:
         """How the user names setting ``name`` in this file, for messages."""
         return f"{self.config_file.name}: {name}"
+
+    def exclusion(self, source_uri: str) -> str | None:
+        """Why MkDocs does not build the page of ``source_uri`` (its path below
+        ``docs_dir``): ``"exclude_docs"``, ``"draft_docs"`` (``mkdocs serve``
+        builds it), or None. Matched with pathspec's gitignore patterns, as
+        MkDocs matches them (mkdocs.structure.files._set_exclusions)."""
+        if _gitignore(_DEFAULT_EXCLUDE + self.exclude_docs, "exclude_docs", self).match_file(source_uri):
+            return "exclude_docs"
+        if self.draft_docs and _gitignore(self.draft_docs, "draft_docs", self).match_file(source_uri):
+            return "draft_docs"
+        return None
+
+
+def _gitignore(patterns: str, name: str, config: ProjectConfig) -> Any:
+    """``patterns`` as MkDocs reads them (``pathspec.gitignore.GitIgnoreSpec``), once per text."""
+    return _compiled(patterns, config.setting(name))
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled(patterns: str, setting: str) -> Any:
+    try:
+        import pathspec.gitignore
+    except ImportError:
+        from ..site.yamlreader import missing_config_library
+
+        raise missing_config_library("pathspec") from None
+    try:
+        return pathspec.gitignore.GitIgnoreSpec.from_lines(patterns.splitlines())
+    except ValueError as error:
+        # pathspec's own words, as MkDocs shows them.
+        raise SitemapkitError(f"{setting}: {error}") from None
 
 
 def read_project_config(path: Path | str) -> ProjectConfig:
@@ -82,6 +124,11 @@ def read_project_config(path: Path | str) -> ProjectConfig:
     Raises :class:`SitemapkitError` with one line naming the file and the setting.
     """
     path = Path(path)
+    # Both formats need PyYAML (front matter) and pathspec (the patterns): without
+    # them, one line saying what to install before anything is read.
+    from ..site import yamlreader  # noqa: F401
+
+    _compiled(_DEFAULT_EXCLUDE, "exclude_docs")
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -89,14 +136,9 @@ def read_project_config(path: Path | str) -> ProjectConfig:
     if path.suffix.lower() == ".toml":
         settings = _read_toml(path, raw)
     else:
-        from ..site.yamlsubset import YamlSubsetError, read_top_level
+        from .mkdocsyaml import read_mkdocs_yml
 
-        try:
-            settings = read_top_level(raw.decode("utf-8-sig"), _WANTED)
-        except UnicodeDecodeError:
-            raise SitemapkitError(f"{path.name}: is not UTF-8 text") from None
-        except YamlSubsetError as error:
-            raise SitemapkitError(f"{path.name}: {error}") from None
+        settings = read_mkdocs_yml(path, raw)
 
     def text(name: str, default: str | None) -> str | None:
         value = settings.get(name, default)
@@ -122,7 +164,7 @@ def read_project_config(path: Path | str) -> ProjectConfig:
         use_directory_urls = True
     if not isinstance(use_directory_urls, bool):
         raise SitemapkitError(f"{path.name}: use_directory_urls: {use_directory_urls!r} must be true or false")
-    return ProjectConfig(
+    config = ProjectConfig(
         config_file=path,
         site_url=text("site_url", None) or None,
         docs_dir=root / docs_dir,
@@ -132,7 +174,12 @@ def read_project_config(path: Path | str) -> ProjectConfig:
         draft_docs=patterns("draft_docs"),
         not_in_nav=patterns("not_in_nav"),
         plugin_options=_plugin_options(settings.get("plugins"), path.name),
+        canonical_url=os.environ.get(READTHEDOCS_URL, "").strip() or None,
     )
+    # Patterns pathspec refuses stop here, before anything is built or written.
+    for name in ("exclude_docs", "draft_docs", "not_in_nav"):
+        _gitignore(getattr(config, name), name, config)
+    return config
 
 
 def _read_toml(path: Path, raw: bytes) -> dict[str, Any]:
@@ -169,6 +216,12 @@ def _plugin_options(plugins: Any, file_name: str) -> dict[str, Any]:
             options = entry[PLUGIN_NAME] or {}
             if not isinstance(options, dict):
                 raise SitemapkitError(f"{file_name}: plugins.{PLUGIN_NAME}: its options must be a mapping")
+            from ..site.yamlreader import TaggedValue
+
+            for name, value in options.items():
+                # MkDocs checks each option's type and refuses these (!relative, !!python/name:).
+                if any(isinstance(item, TaggedValue) for item in (value if isinstance(value, list) else [value])):
+                    raise SitemapkitError(f"{file_name}: plugins.{PLUGIN_NAME}.{name}: {value!r} must be a plain value")
             return dict(options)
     return {}
 
@@ -176,10 +229,11 @@ def _plugin_options(plugins: Any, file_name: str) -> dict[str, Any]:
 def options_for(config: ProjectConfig, base_url: str | None, flags: dict[str, Any]) -> Options:
     """The options of a run: the plugin's options in the file, then the command's flags.
 
-    ``base_url`` (``--base-url``) wins over ``site_url``. A bad value in the file is
-    named as the file names it.
+    ``base_url`` (``--base-url``) wins over ``site_url``, which wins over
+    ``READTHEDOCS_CANONICAL_URL``. A bad value in the file is named as the file
+    names it.
     """
-    url = base_url or config.site_url
+    url = base_url or config.site_url or config.canonical_url
     if not url:
         raise SitemapkitError(
             f"{config.setting('site_url')}: is not set, and a sitemap must list absolute URLs "
@@ -192,6 +246,9 @@ def options_for(config: ProjectConfig, base_url: str | None, flags: dict[str, An
     try:
         Options.from_mapping(in_file, base_url=url)
     except ConfigError as error:
+        if error.option == "base_url" and not base_url and not config.site_url:
+            # The URL came from Read the Docs' variable, not from the file.
+            raise SitemapkitError(error.for_setting(READTHEDOCS_URL)) from None
         name = "site_url" if error.option == "base_url" else f"plugins.{PLUGIN_NAME}.{error.option}"
         raise SitemapkitError(f"{config.config_file.name}: {error.for_setting(name)}") from None
     values = {**in_file, **flags}
@@ -215,8 +272,6 @@ def project_pages(config: ProjectConfig, built: Iterable[Page], site_dir: Path) 
     """
     if not config.docs_dir.is_dir():
         raise SitemapkitError(f"{config.setting('docs_dir')}: {str(config.docs_dir)!r} is not a folder")
-    excluded_spec = GitIgnorePatterns(_DEFAULT_EXCLUDE + config.exclude_docs)
-    draft_spec = GitIgnorePatterns(config.draft_docs)
     pages: list[Page] = []
     for page in built:
         output = Path(page.output)  # type: ignore[arg-type]
@@ -229,12 +284,9 @@ def project_pages(config: ProjectConfig, built: Iterable[Page], site_dir: Path) 
             else:
                 pages.append(dataclasses.replace(page, loc=loc))
             continue
-        source_uri = source.relative_to(config.docs_dir).as_posix()
-        if excluded_spec.match(source_uri):
-            pages.append(dataclasses.replace(page, loc=loc, exclude_reason="exclude_docs"))
-            continue
-        if draft_spec.match(source_uri):
-            pages.append(dataclasses.replace(page, loc=loc, exclude_reason="draft_docs"))
+        exclusion = config.exclusion(source.relative_to(config.docs_dir).as_posix())
+        if exclusion is not None:
+            pages.append(dataclasses.replace(page, loc=loc, exclude_reason=exclusion))
             continue
         meta = read_front_matter(source)
         pages.append(
@@ -278,76 +330,3 @@ def _markdown_source(docs_dir: Path, relative: str, use_directory_urls: bool) ->
             if candidate.is_file():
                 return candidate
     return None
-
-
-class GitIgnorePatterns:
-    """gitignore-style patterns, as MkDocs matches ``exclude_docs`` (pathspec's
-    GitIgnoreSpec): the last matching pattern decides, ``!`` re-includes, a pattern
-    with a "/" before its end is anchored at ``docs_dir``, a trailing "/" matches
-    folders only, and a matching folder takes everything in it."""
-
-    def __init__(self, text: str) -> None:
-        self.rules: list[tuple[bool, bool, re.Pattern[str]]] = []
-        for line in text.splitlines():
-            line = line.rstrip()
-            if not line or line.startswith("#"):
-                continue
-            negate = line.startswith("!")
-            if negate:
-                line = line[1:]
-            elif line.startswith("\\"):
-                line = line[1:]
-            folder_only = line.endswith("/")
-            line = line.rstrip("/")
-            if not line:
-                continue
-            anchored = "/" in line
-            line = line.lstrip("/")
-            self.rules.append((negate, folder_only, re.compile(_glob_regex(line, anchored))))
-
-    def match(self, relative: str) -> bool:
-        parts = relative.split("/")
-        # The file itself, then each folder above it.
-        candidates = [(relative, False)] + [("/".join(parts[:n]), True) for n in range(1, len(parts))]
-        matched = False
-        for negate, folder_only, pattern in self.rules:
-            if any(pattern.fullmatch(path) for path, is_folder in candidates if is_folder or not folder_only):
-                matched = not negate
-        return matched
-
-
-def _glob_regex(glob: str, anchored: bool) -> str:
-    out = [] if anchored else ["(?:.*/)?"]
-    index = 0
-    while index < len(glob):
-        char = glob[index]
-        if glob.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-        elif glob.startswith("**", index) and index + 2 == len(glob):
-            out.append(".*")
-            index += 2
-        elif char == "*":
-            out.append("[^/]*")
-            index += 1
-        elif char == "?":
-            out.append("[^/]")
-            index += 1
-        elif char == "[":
-            end = glob.find("]", index + 2)
-            if end < 0:
-                out.append(re.escape(char))
-                index += 1
-            else:
-                body = glob[index + 1 : end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                index = end + 1
-        elif char == "\\" and index + 1 < len(glob):
-            out.append(re.escape(glob[index + 1]))
-            index += 2
-        else:
-            out.append(re.escape(char))
-            index += 1
-    return "".join(out)

@@ -26,7 +26,7 @@ __all__ = [
     "read_front_matter",
 ]
 
-#: The front-matter keys the rule reads; no other key is parsed.
+#: The front-matter keys the rule reads.
 FRONT_MATTER_KEYS = frozenset({"lastmod", "date", "sitemap"})
 
 #: How a page gives its own date under this rule: what ``build_site(page_dates=)``
@@ -56,21 +56,29 @@ def front_matter_listed(meta: Mapping[str, Any]) -> bool:
 def read_front_matter(path: Path | str) -> dict[str, Any]:
     """The keys of :data:`FRONT_MATTER_KEYS` that the Markdown file ``path`` sets.
 
-    Read as MkDocs reads it (``mkdocs.utils.meta.get_data``); MultiMarkdown-style
-    values are text, as there. Raises :class:`SitemapkitError` naming the file
-    and line when one of these keys holds YAML the core cannot read.
+    Read as MkDocs reads it (``mkdocs.utils.meta.get_data``): YAML between ``---``
+    lines, with PyYAML (:mod:`.yamlreader`); MultiMarkdown-style values are text,
+    as there. YAML that is not a mapping sets nothing, as there. Where MkDocs
+    drops YAML it cannot read silently (the page loses its date and its
+    ``sitemap: false``), this raises :class:`SitemapkitError` naming the file and
+    the line.
     """
-    from .yamlsubset import YamlSubsetError, read_top_level
-
     with open(path, encoding="utf-8-sig", errors="replace") as handle:
         text = handle.read()
     text = text.replace("\r\n", "\n")
     match = _YAML_FRONT_MATTER.match(text)
     if match:
+        from .yamlreader import YamlProblem, read_yaml
+
         try:
-            return read_top_level(match.group(1), FRONT_MATTER_KEYS)
-        except YamlSubsetError as error:
-            raise SitemapkitError(f"{path}: front matter line {error.line + 1}: {error.message}") from None
+            meta = read_yaml(match.group(1))
+        except YamlProblem as error:
+            # Line 1 is the opening "---".
+            where = f"front matter line {error.line + 1}" if error.line else "front matter"
+            raise SitemapkitError(f"{path}: {where}: {error.message}") from None
+        if not isinstance(meta, dict):
+            return {}
+        return {k: v for k, v in meta.items() if k in FRONT_MATTER_KEYS}
     data: dict[str, Any] = {}
     key = None
     for line in text.split("\n"):

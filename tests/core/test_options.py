@@ -227,32 +227,3 @@ def test_readme_table_lists_exactly_the_declared_options_and_defaults() -> None:
     rows = _readme_options()
     assert sorted(rows) == sorted(SPECS)
     assert {name: rows[name] for name in SPECS} == {name: spec.default_text() for name, spec in SPECS.items()}
-
-
-def test_build_config_reads_the_plugin_options_as_the_mkdocs_adapter_does(tmp_path: Path) -> None:
-    """`build --config mkdocs.yml`: a mistyped option is named with the closest one,
-    and a stylesheet_template folder is relative to mkdocs.yml, as in the adapter."""
-    project = tmp_path / "project"
-    (project / "site").mkdir(parents=True)
-    (project / "site" / "index.html").write_text("<html><head><title>t</title></head></html>")
-    (project / "docs").mkdir()
-    (project / "style").mkdir()
-    own = (
-        '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"><!-- ours --></xsl:stylesheet>'
-    )
-    (project / "style" / "sitemap.xsl.j2").write_text(own)
-    config = project / "mkdocs.yml"
-    config.write_text("site_url: https://example.org/\nplugins:\n  - sitemapkit:\n      stylesheets: true\n")
-    result = sitemapkit_cli("build", "--config", str(config), cwd=tmp_path)
-    assert result.returncode == 2
-    assert result.stderr == (
-        "sitemapkit: error: mkdocs.yml: plugins.sitemapkit.stylesheets: is not a sitemapkit option; "
-        "did you mean 'stylesheet'?\n"
-    )
-    config.write_text(
-        "site_url: https://example.org/\nplugins:\n  - sitemapkit:\n      stylesheet: true\n"
-        "      stylesheet_template: style\n"
-    )
-    result = sitemapkit_cli("build", "--config", str(config), cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "<!-- ours -->" in (project / "site" / "sitemap.xsl").read_text()
