@@ -21,6 +21,7 @@ built and listed, as MkDocs lists them), and the sitemapkit plugin's own options
 from __future__ import annotations
 
 import dataclasses
+import os
 import posixpath
 import re
 from collections.abc import Iterable
@@ -29,6 +30,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..protocol.errors import ConfigError, SitemapkitError
+from ..protocol.hostsettings import MKDOCS_SETTINGS, base_url_setting, beside_config_file
 from ..site.frontmatter import front_matter_lastmod, front_matter_listed, read_front_matter
 from ..protocol.model import Options, Page
 
@@ -176,24 +178,24 @@ def _plugin_options(plugins: Any, file_name: str) -> dict[str, Any]:
 def options_for(config: ProjectConfig, base_url: str | None, flags: dict[str, Any]) -> Options:
     """The options of a run: the plugin's options in the file, then the command's flags.
 
-    ``base_url`` (``--base-url``) wins over ``site_url``. A bad value in the file is
-    named as the file names it.
+    ``base_url`` (``--base-url``) wins over ``site_url`` (unset: Read the Docs'
+    URL, as in the MkDocs adapter). A bad value in the file is named as the file
+    names it.
     """
-    url = base_url or config.site_url
+    url = base_url or base_url_setting(config.site_url, os.environ)
     if not url:
         raise SitemapkitError(
             f"{config.setting('site_url')}: is not set, and a sitemap must list absolute URLs "
             "(set site_url, or pass --base-url)"
         )
-    in_file = dict(config.plugin_options)
     # A folder in the file is relative to the file, as in the MkDocs adapter.
-    if isinstance(in_file.get("stylesheet_template"), str):
-        in_file["stylesheet_template"] = str(config.config_file.resolve().parent / in_file["stylesheet_template"])
+    in_file = beside_config_file(config.plugin_options, config.config_file.resolve().parent)
     try:
         Options.from_mapping(in_file, base_url=url)
     except ConfigError as error:
-        name = "site_url" if error.option == "base_url" else f"plugins.{PLUGIN_NAME}.{error.option}"
-        raise SitemapkitError(f"{config.config_file.name}: {error.for_setting(name)}") from None
+        if error.option == "base_url" and base_url:
+            raise  # --base-url's, named as the flag
+        raise SitemapkitError(f"{config.config_file.name}: {MKDOCS_SETTINGS.message(error)}") from None
     values = {**in_file, **flags}
     if isinstance(values.get("exclude"), list):
         values["exclude"] = tuple(values["exclude"])
