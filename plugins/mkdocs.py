@@ -51,6 +51,7 @@ from sitemapkit import (
     development_base_url,
     front_matter_lastmod,
     front_matter_listed,
+    is_error_page,
     unknown_option,
 )
 
@@ -238,7 +239,9 @@ def _sitemap_page(file: File, shown: dict[str, tuple[str, ...]] | None = None) -
         # exclude_docs or draft_docs, written by `mkdocs serve` only.
         reason = "draft_docs" if file.inclusion.is_in_serve() else "exclude_docs"
         return Page(page.url, output=Path(file.abs_dest_path), exclude_reason=reason)
-    if is_error_template(page.url):
+    if is_error_template(page.url) or is_error_page(file.dest_uri):
+        # MkDocs' error templates (404.html, 500.html at the root), and a 404.html
+        # in any folder (a language's, fr/404.html), as every tool leaves it out.
         # Handed over unlisted, so the report says why it is left out.
         return Page(page.url, output=Path(file.abs_dest_path), exclude_reason="error page")
     # A --dirty build (also `mkdocs serve --dirty`) skips unchanged pages without

@@ -167,7 +167,8 @@ def _pages(app: Sphinx) -> dict[str, sitemapkit.Page]:
     for name in sorted(app.config.html_additional_pages):
         pages.setdefault(name, _page(builder, name))
     # Pages extensions add through html-collect-pages (viewcode's _modules/...):
-    # listed like any other, subject to the same checks and exclude globs.
+    # listed like any other, subject to the same checks and exclude globs; an
+    # error page among them (a theme's 404.html) is left out by _page.
     for name in sorted(_collected_pages(app)):
         pages.setdefault(name, _page(builder, name))
     if builder.search:

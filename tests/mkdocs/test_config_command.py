@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import sitemapkit as sitemapkit_package
 from conftest import git, run_sitemapkit, sitemap_entries
 
 from .conftest import FIXTURE, FIRST_COMMIT, QUIET_ENV, Project, committed_copy
@@ -190,3 +191,24 @@ def test_under_another_name_the_generators_sitemap_goes(repository):
     # the generator's (with no lastmod, listing noindex pages); its .gz copy goes.
     assert sorted(sitemap_entries(root / "site")) == sorted(text)
     assert not (root / "site" / "sitemap.xml.gz").exists()
+
+
+def test_a_text_sitemaps_sitemap_xml_is_the_same_from_the_adapter_and_the_command(repository):
+    """With ``format: txt`` both write the sitemap.xml Material's instant navigation
+    reads beside sitemap.txt: one function writes it, so the two are the same bytes."""
+    adapter = Project(copy_of(repository, "mkdocs"))
+    adapter.configure(sitemapkit={"format": "txt"})
+    result = adapter.cli("build")
+    assert result.returncode == 0, result.stderr
+    assert sitemapkit_package.XML_COMPANION_NOTE in result.stderr, result.stderr
+
+    root = copy_of(repository, "plain")
+    project = Project(root)
+    project.configure(plugins=["search", {"redirects": {"redirect_maps": {"moved.md": "guide/install.md"}}}])
+    site = project.build()
+    command = sitemapkit(root, "--config", "mkdocs.yml", "--exclude", "archive/*", "--format", "txt")
+    assert command.returncode == 0, command.stderr
+    assert command.stdout.splitlines()[0] == sitemapkit_package.XML_COMPANION_NOTE
+    for name in ("sitemap.txt", "sitemap.xml"):
+        assert (site / name).read_bytes() == (adapter.site / name).read_bytes(), name
+    assert len(sitemap_entries(site)) == len(LISTED_DIRECTORY_URLS)
