@@ -141,7 +141,8 @@ class Options:
         None,
         "a folder with your own sitemap.xsl.j2 / sitemap.css.j2 (Jinja2; they may extend "
         "sitemapkit/sitemap.xsl.j2); a relative one is read from beside the tool's configuration "
-        "file (on the command line, from the current folder)",
+        "file (mkdocs.yml, conf.py; on the command line and in Pelican, whose settings do not say "
+        "where pelicanconf.py is, from the current folder, as Pelican reads THEME_TEMPLATES_OVERRIDES)",
         values="a folder",
     )
     check_noindex: bool = _option(True, "leave out pages whose robots meta says noindex")

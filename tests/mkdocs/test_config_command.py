@@ -179,6 +179,41 @@ def test_config_without_site_url_names_it(repository):
     assert "Traceback" not in result.stderr
 
 
+def test_read_the_docs_url_stands_in_for_an_unset_site_url_as_in_the_adapter(repository):
+    rtd = "https://fixture.readthedocs.io/en/latest/"
+    adapter = Project(copy_of(repository, "mkdocs"))
+    adapter.configure(drop=("site_url",))
+    built = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(adapter.config_file)],
+        cwd=adapter.root,
+        env={**QUIET_ENV, "READTHEDOCS_CANONICAL_URL": rtd},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    root = copy_of(repository, "plain")
+    project = Project(root)
+    project.configure(
+        drop=("site_url",), plugins=["search", {"redirects": {"redirect_maps": {"moved.md": "guide/install.md"}}}]
+    )
+    site = project.build()
+    result = run_sitemapkit(
+        "build",
+        "--config",
+        "mkdocs.yml",
+        "--exclude",
+        "archive/*",
+        cwd=root,
+        env={**QUIET_ENV, "READTHEDOCS_CANONICAL_URL": rtd},
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    entries = sitemap_entries(site)
+    assert entries == sitemap_entries(adapter.site)
+    assert rtd + "guide/install/" in entries and all(url.startswith(rtd) for url in entries)
+
+
 def test_under_another_name_the_generators_sitemap_goes(repository):
     root = copy_of(repository, "txt")
     zensical_build(root, "mkdocs.yml")
