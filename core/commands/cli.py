@@ -181,7 +181,6 @@ def cmd_build(args: argparse.Namespace) -> int:
         report = build_folder(site_dir, options, page_dates=page_dates)
     if args.config and report.urls:
         from ..config.mkdocs import GENERATOR_SITEMAPS
-
         from ..engine.companion import XML_COMPANION_NOTE, build_xml_companion
 
         written = list(report.files)
