@@ -28,11 +28,25 @@ from .protocol.model import (
     OptionSpec,
     Page,
     Report,
+    is_error_page,
     unknown_option,
+)
+from .protocol.hostsettings import (
+    COMMAND_LINE_SETTINGS,
+    MKDOCS_SETTINGS,
+    PELICAN_SETTINGS,
+    READ_THE_DOCS_URL,
+    SPHINX_SETTINGS,
+    SettingNames,
+    base_url_setting,
+    beside_config_file,
+    development_base_url,
+    is_local_address,
 )
 
 if TYPE_CHECKING:
     from .site.lastmod import LastmodResult, resolve_lastmods
+    from .engine.companion import XML_COMPANION_NOTE, build_xml_companion
     from .engine.pages import build_site
     from .site.frontmatter import FRONT_MATTER_DATE_ADVICE, front_matter_lastmod, front_matter_listed
 
@@ -42,6 +56,8 @@ from .protocol.version import __version__
 # the page machinery (HTML checks, git), and every build pays less start-up.
 _LAZY = {
     "build_site": "engine.pages",
+    "build_xml_companion": "engine.companion",
+    "XML_COMPANION_NOTE": "engine.companion",
     "resolve_lastmods": "site.lastmod",
     "LastmodResult": "site.lastmod",
     "front_matter_lastmod": "site.frontmatter",
@@ -62,12 +78,17 @@ def __getattr__(name: str):
 
 __all__ = [
     "CHANGEFREQ_VALUES",
+    "COMMAND_LINE_SETTINGS",
     "DEFAULT_MAX_BYTES",
     "ERROR_PAGES",
     "MAX_BYTES_CEILING",
     "MAX_LOC_LENGTH",
     "MAX_SITEMAPS_PER_INDEX",
     "MAX_URLS_PER_SITEMAP",
+    "MKDOCS_SETTINGS",
+    "PELICAN_SETTINGS",
+    "READ_THE_DOCS_URL",
+    "SPHINX_SETTINGS",
     "ConfigError",
     "Excluded",
     "FRONT_MATTER_DATE_ADVICE",
@@ -78,13 +99,21 @@ __all__ = [
     "OutputError",
     "Page",
     "Report",
+    "SettingNames",
     "SitemapkitError",
     "UrlError",
+    "XML_COMPANION_NOTE",
     "__version__",
+    "base_url_setting",
+    "beside_config_file",
     "build_site",
+    "build_xml_companion",
+    "development_base_url",
     "encode_path",
     "front_matter_lastmod",
     "front_matter_listed",
+    "is_error_page",
+    "is_local_address",
     "language_tag",
     "resolve_lastmods",
     "unknown_option",

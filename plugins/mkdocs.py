@@ -37,14 +37,21 @@ from mkdocs.utils.meta import get_data
 
 from sitemapkit import (
     FRONT_MATTER_DATE_ADVICE,
+    MKDOCS_SETTINGS,
+    XML_COMPANION_NOTE,
     ConfigError,
     Options,
     OptionSpec,
     Page,
     SitemapkitError,
+    base_url_setting,
+    beside_config_file,
     build_site,
+    build_xml_companion,
+    development_base_url,
     front_matter_lastmod,
     front_matter_listed,
+    is_error_page,
     unknown_option,
 )
 
@@ -85,13 +92,8 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         super().__init__()
         # None when no sitemap is to be written (site_url unset).
         self.options: Options | None = None
-        # `mkdocs serve`: a preview on 127.0.0.1, never published.
-        self.previewing = False
         # The final Files of each build in this run: one, or one per language.
         self.files: list[Files] = []
-
-    def on_startup(self, *, command: str, dirty: bool) -> None:
-        self.previewing = command == "serve"
 
     def load_config(self, options: dict[str, Any], config_file_path: str | None = None):
         """MkDocs only warns of a key its schema lacks (an error only under
@@ -116,14 +118,10 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         self.files = []
         # Checked before the core sees it, so the user reads a warning in MkDocs'
         # terms and the build goes on (it fails only under --strict).
-        # Read the Docs sets READTHEDOCS_CANONICAL_URL for every build; its MkDocs
-        # projects often leave site_url unset.
-        site_url = config.site_url or os.environ.get("READTHEDOCS_CANONICAL_URL", "").strip()
-        if not site_url:
-            log.warning(
-                "no sitemap written: site_url is not set in mkdocs.yml, and a sitemap "
-                "must list absolute URLs (for example site_url: https://example.org/docs/)"
-            )
+        site_url = base_url_setting(config.site_url, os.environ)
+        why = development_base_url(site_url, setting="site_url", example="site_url: https://example.org/docs/")
+        if why is not None:
+            log.warning(why)
             return config
         settings = {
             name: self.config[name]
@@ -131,13 +129,12 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
             if self.config[name] is not None and self.config[name] != []
         }
         # A folder in mkdocs.yml is relative to mkdocs.yml, as MkDocs' own paths are.
-        template = settings.get("stylesheet_template")
-        if isinstance(template, str) and config.config_file_path:
-            settings["stylesheet_template"] = os.path.join(os.path.dirname(config.config_file_path), template)
+        if config.config_file_path:
+            settings = beside_config_file(settings, os.path.dirname(config.config_file_path))
         try:
             self.options = Options.from_mapping(settings, base_url=site_url)
         except ConfigError as error:
-            raise PluginError(error.for_setting(_setting_name(error.option))) from None
+            raise PluginError(MKDOCS_SETTINGS.message(error)) from None
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
@@ -175,35 +172,24 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         self.files = []
         try:
             report = build_site(pages, self.options, Path(config.site_dir), page_dates=FRONT_MATTER_DATE_ADVICE)
-            companion = self.options.xml_companion()
-            if companion is not None and _reads_sitemap_xml(config):
-                # A text sitemap alone would leave Material's instant navigation
-                # and version selector without the sitemap.xml they fetch.
-                build_site(pages, companion, Path(config.site_dir))
-                log.logger.info("sitemapkit: also wrote sitemap.xml, which Material's instant navigation reads")
+            if _reads_sitemap_xml(config) and build_xml_companion(pages, self.options, config.site_dir) is not None:
+                log.logger.info(XML_COMPANION_NOTE)
         except ConfigError as error:
-            raise PluginError(error.for_setting(_setting_name(error.option))) from None
+            raise PluginError(MKDOCS_SETTINGS.message(error)) from None
         except SitemapkitError as error:
             raise PluginError(f"sitemapkit: {error}") from None
-        if self.previewing:
-            # The advice is about publishing (the robots.txt line to add at the host
-            # root); a preview's URLs are 127.0.0.1 and nothing is published.
-            report.advice.clear()
-        # The summary names sitemapkit itself: log it without the plugin logger's prefix.
-        log.logger.info(report.details().rstrip() if self.options.verbose else report.summary())
-        for notice in report.notices:
-            log.warning(notice.message)
+        for notice, text in report.log_lines(verbose=self.options.verbose):
+            if notice is None:
+                # The summary names sitemapkit itself: logged without the plugin logger's prefix.
+                log.logger.info(text)
+            else:
+                log.warning(text)
 
 
 def _reads_sitemap_xml(config: MkDocsConfig) -> bool:
     """Whether the theme reads sitemap.xml in the browser (Material: instant
     navigation, and the version selector mike's versions use)."""
     return config.theme.name == "material"
-
-
-def _setting_name(option: str) -> str:
-    """The core's option name as the user wrote it in mkdocs.yml."""
-    return "site_url" if option == "base_url" else f"plugins.sitemapkit.{option}"
 
 
 def _is_i18n_language_build(config: MkDocsConfig) -> bool:
@@ -253,7 +239,9 @@ def _sitemap_page(file: File, shown: dict[str, tuple[str, ...]] | None = None) -
         # exclude_docs or draft_docs, written by `mkdocs serve` only.
         reason = "draft_docs" if file.inclusion.is_in_serve() else "exclude_docs"
         return Page(page.url, output=Path(file.abs_dest_path), exclude_reason=reason)
-    if is_error_template(page.url):
+    if is_error_template(page.url) or is_error_page(file.dest_uri):
+        # MkDocs' error templates (404.html, 500.html at the root), and a 404.html
+        # in any folder (a language's, fr/404.html), as every tool leaves it out.
         # Handed over unlisted, so the report says why it is left out.
         return Page(page.url, output=Path(file.abs_dest_path), exclude_reason="error page")
     # A --dirty build (also `mkdocs serve --dirty`) skips unchanged pages without

@@ -73,7 +73,17 @@ from urllib.parse import urlsplit
 from pelican import signals
 
 import sitemapkit
-from sitemapkit import ERROR_PAGES, ConfigError, Options, Page, SitemapkitError, encode_path, unknown_option
+from sitemapkit import (
+    PELICAN_SETTINGS,
+    ConfigError,
+    Options,
+    Page,
+    SitemapkitError,
+    development_base_url,
+    encode_path,
+    is_error_page,
+    unknown_option,
+)
 
 # After the pelican import: pelican.log makes every logger created from then on one
 # that honours --fatal and LOG_FILTER.
@@ -227,13 +237,14 @@ def start_run(pelican) -> None:
     options, kinds = read_options(settings)
     run = _Run(settings, options, kinds)
     if options is None and _containing_run(run) is None:
-        log.warning(
-            "sitemapkit: no sitemap written: SITEURL is %r, and a sitemap needs absolute "
-            "URLs (set SITEURL to the published address, e.g. https://example.org, as "
-            "publishconf.py does)",
-            run.site_url,
-        )
+        log.warning("sitemapkit: %s", _why_no_sitemap(run.site_url))
     _runs[key] = run
+
+
+def _why_no_sitemap(site_url: str) -> str | None:
+    return development_base_url(
+        site_url, setting="SITEURL", example="SITEURL = 'https://example.org' (as publishconf.py does)"
+    )
 
 
 def read_options(settings: dict[str, Any]) -> tuple[Options | None, dict[str, bool]]:
@@ -250,23 +261,26 @@ def read_options(settings: dict[str, Any]) -> tuple[Options | None, dict[str, bo
     for key in user:
         if key not in known:
             error = unknown_option(str(key), extra=[KINDS_KEY], base_url_from="SITEURL")
-            raise SitemapkitConfigError(f"{SETTING}[{key!r}]", error.problem)
+            raise SitemapkitConfigError(PELICAN_SETTINGS.spelled(key), error.problem)
     site_url = str(settings.get("SITEURL") or "").strip()
     # Empty, "/blog" or "//example.org": the development settings, no sitemap.
-    base_url = site_url if urlsplit(site_url).scheme else None
+    base_url = site_url if _why_no_sitemap(site_url) is None else None
     try:
         options = Options.from_mapping(user, base_url=base_url or _PLACEHOLDER_BASE)
     except ConfigError as error:
-        setting = "SITEURL" if error.option == "base_url" else f"{SETTING}[{error.option!r}]"
-        raise SitemapkitConfigError(setting, error.problem) from None
+        raise _translate(error) from None
     return (options if base_url else None), kinds
+
+
+def _translate(error: ConfigError) -> SitemapkitConfigError:
+    return SitemapkitConfigError(PELICAN_SETTINGS.name(error.option), error.problem)
 
 
 def _read_kinds(value: Any) -> dict[str, bool]:
     kinds = dict(DEFAULT_KINDS)
     if value is None:
         return kinds
-    setting = f"{SETTING}[{KINDS_KEY!r}]"
+    setting = PELICAN_SETTINGS.spelled(KINDS_KEY)
     if not isinstance(value, Mapping):
         raise SitemapkitConfigError(
             setting, f"must be a dict of kind: true/false, such as {{'tags': False}}, not {value!r}"
@@ -385,7 +399,7 @@ def _listing_page(run: _Run, path: str, output_file: str, listing: tuple[Any, ..
     if kind in ("template_pages", "other") and not output_file.endswith((".html", ".htm")):
         return None
     if not run.kinds[kind]:
-        reason = "error page" if output_file.rsplit("/", 1)[-1] in ERROR_PAGES else "pelican_kinds"
+        reason = "error page" if is_error_page(output_file) else "pelican_kinds"
         return Page(url, output=path, exclude_reason=reason)
     if paged:
         url = output_file if run.pager_url_is_file else pager.url
@@ -456,11 +470,12 @@ def finish_run(pelican) -> None:
     try:
         report = sitemapkit.build_site(pages, run.options, Path(run.output_dir), page_dates=PAGE_DATES)
     except ConfigError as error:
-        setting = "SITEURL" if error.option == "base_url" else f"{SETTING}[{error.option!r}]"
-        raise SitemapkitConfigError(setting, error.problem) from None
-    _show_summary(report.details().rstrip("\n") if run.options.verbose else report.summary())
-    for notice in report.notices:
-        log.warning("sitemapkit [" + notice.code + "]: %s", notice.message)
+        raise _translate(error) from None
+    for notice, text in report.log_lines(verbose=run.options.verbose):
+        if notice is None:
+            _show_summary(text)
+        else:
+            log.warning("sitemapkit [" + notice.code + "]: %s", text)
 
 
 def _show_summary(text: str) -> None:

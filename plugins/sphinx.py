@@ -50,38 +50,23 @@ class SitemapkitSphinxError(SphinxError):
 
 
 def _base_url(config: Config) -> str:
-    """``html_baseurl``, or when it is unset the URL Read the Docs serves the build
-    at: it sets ``READTHEDOCS_CANONICAL_URL`` for every build, and its projects
-    often leave ``html_baseurl`` unset."""
-    return (config.html_baseurl or "").strip() or os.environ.get("READTHEDOCS_CANONICAL_URL", "").strip()
+    """``html_baseurl``, or when it is unset the URL Read the Docs serves the build at."""
+    return sitemapkit.base_url_setting(config.html_baseurl, os.environ)
 
 
 def _why_no_sitemap(config: Config) -> str | None:
-    """Why no sitemap can be written for this base URL, said in conf.py's terms,
-    or None. A relative ``html_baseurl`` ("/", a common local fallback) is such a
-    reason, as an unset one is, rather than an error that stops the build."""
-    base = _base_url(config)
-    if not base:
-        return (
-            "html_baseurl is not set, so no sitemap is written; "
-            "set it in conf.py to the site's URL, e.g. html_baseurl = 'https://docs.example.org/'"
-        )
-    parts = urlsplit(base)
-    # "docs.example.org" is an absolute URL missing its scheme: an error the core
-    # names; "/", "./docs/" are relative on purpose.
-    if not parts.scheme and not parts.netloc and base.startswith(("/", ".")):
-        return (
-            f"html_baseurl {base!r} is a relative URL and a sitemap lists absolute ones, so no sitemap "
-            "is written; set it in conf.py to the site's URL, e.g. html_baseurl = 'https://docs.example.org/'"
-        )
-    return None
+    """Why no sitemap is written for this base URL (unset, or relative: "/" is a
+    common local fallback), said in conf.py's terms, or None: a warning, not an
+    error that stops the build."""
+    return sitemapkit.development_base_url(
+        _base_url(config), setting="html_baseurl", example="html_baseurl = 'https://docs.example.org/' in conf.py"
+    )
 
 
 def _options(app: Sphinx) -> sitemapkit.Options:
     settings = {name: getattr(app.config, f"sitemapkit_{name}") for name in OPTION_TYPES}
     # Folders in conf.py are relative to conf.py, as Sphinx's own paths are.
-    if isinstance(settings["stylesheet_template"], str) and settings["stylesheet_template"]:
-        settings["stylesheet_template"] = str(Path(app.confdir, settings["stylesheet_template"]))
+    settings = sitemapkit.beside_config_file(settings, app.confdir)
     try:
         return sitemapkit.Options.from_mapping(settings, base_url=_base_url(app.config))
     except sitemapkit.ConfigError as error:
@@ -139,7 +124,13 @@ def _page_path(builder: StandaloneHTMLBuilder, pagename: str) -> str:
 
 
 def _page(builder: StandaloneHTMLBuilder, pagename: str, **fields) -> sitemapkit.Page:
-    return sitemapkit.Page.from_path(_page_path(builder, pagename), output=builder.get_outfilename(pagename), **fields)
+    output = builder.get_outfilename(pagename)
+    # An error page (a theme's or an extension's 404.html, through
+    # html-collect-pages) is left out as the command line leaves it out: by the
+    # name of the file written, in any folder. Handed over so the report says why.
+    if sitemapkit.is_error_page(Path(output).name):
+        fields["exclude_reason"] = "error page"
+    return sitemapkit.Page.from_path(_page_path(builder, pagename), output=output, **fields)
 
 
 def _pages(app: Sphinx) -> dict[str, sitemapkit.Page]:
@@ -176,7 +167,8 @@ def _pages(app: Sphinx) -> dict[str, sitemapkit.Page]:
     for name in sorted(app.config.html_additional_pages):
         pages.setdefault(name, _page(builder, name))
     # Pages extensions add through html-collect-pages (viewcode's _modules/...):
-    # listed like any other, subject to the same checks and exclude globs.
+    # listed like any other, subject to the same checks and exclude globs; an
+    # error page among them (a theme's 404.html) is left out by _page.
     for name in sorted(_collected_pages(app)):
         pages.setdefault(name, _page(builder, name))
     if builder.search:
@@ -275,8 +267,7 @@ def _with_alternates(pages: dict[str, sitemapkit.Page], own: str, bases: dict[st
 
 def _translate(error: sitemapkit.SitemapkitError) -> SitemapkitSphinxError:
     if isinstance(error, sitemapkit.ConfigError):
-        setting = "html_baseurl" if error.option == "base_url" else f"sitemapkit_{error.option}"
-        return SitemapkitSphinxError(error.for_setting(setting))
+        return SitemapkitSphinxError(sitemapkit.SPHINX_SETTINGS.message(error))
     return SitemapkitSphinxError(str(error))
 
 
@@ -347,9 +338,11 @@ def write_sitemap(app: Sphinx, exception: BaseException | None) -> None:
             raise _translate(error) from None
     except SitemapkitSphinxError as error:
         _stop(error)
-    logger.info(report.details() if options.verbose else report.summary())
-    for notice in report.notices:
-        logger.warning(notice.message, type="sitemapkit", subtype=notice.code)
+    for notice, text in report.log_lines(verbose=options.verbose):
+        if notice is None:
+            logger.info(text)
+        else:
+            logger.warning(text, type="sitemapkit", subtype=notice.code)
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:

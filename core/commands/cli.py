@@ -18,11 +18,12 @@ from typing import NoReturn
 from ..protocol.version import __version__
 from ..publish import publication as publish
 from ..protocol.errors import ConfigError, SitemapkitError
-from ..protocol.model import Options, Page, closest_option
+from ..protocol.hostsettings import COMMAND_LINE_SETTINGS
+from ..protocol.model import Options, Page, Report, closest_option
 
 
-def _flag(option: str) -> str:
-    return "--" + option.replace("_", "-")
+# An option's flag: the name every error about the option gives it too.
+_flag = COMMAND_LINE_SETTINGS.spelled
 
 
 # Which options each command honours, by their Options names; everything about a
@@ -180,22 +181,29 @@ def cmd_build(args: argparse.Namespace) -> int:
         report = build_folder(site_dir, options, page_dates=page_dates)
     if args.config and report.urls:
         from ..config.mkdocs import GENERATOR_SITEMAPS
+        from ..engine.companion import XML_COMPANION_NOTE, build_xml_companion
 
         written = list(report.files)
-        companion = options.xml_companion()
+        # MkDocs-shaped sites (Material, Zensical) read sitemap.xml in the browser:
+        # a text sitemap leaves them a current sitemap.xml urlset, never the generator's.
+        companion = build_xml_companion(pages, options, site_dir)
         if companion is not None:
-            # MkDocs-shaped sites (Material, Zensical) read sitemap.xml in the
-            # browser: instant navigation and the version selector. A text sitemap
-            # leaves them a current sitemap.xml urlset, never the generator's.
-            written += build_site(pages, companion, site_dir).files
-            print("sitemapkit: also wrote sitemap.xml, which Material's and Zensical's instant navigation read")
+            written += companion.files
+            print(XML_COMPANION_NOTE)
         # Under another name than the generator's own, ours would leave its
         # sitemap.xml (and .gz) published, stale from this build on.
         publish.remove_files(site_dir, [name for name in GENERATOR_SITEMAPS if name not in written])
-    for notice in report.notices:
-        print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
-    print(report.details().rstrip("\n") if options.verbose else report.summary())
+    _show(report, options)
     return 0
+
+
+def _show(report: Report, options: Options, summary: str | None = None) -> None:
+    """The report's lines: the summary on stdout, each notice as a warning on stderr."""
+    for notice, text in report.log_lines(verbose=options.verbose, summary=summary):
+        if notice is None:
+            print(text)
+        else:
+            print(f"sitemapkit: warning: {text}", file=sys.stderr)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -208,18 +216,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
     with sys.stdin.buffer if args.input == "-" else open(args.input, "rb") as source:
         out.mkdir(parents=True, exist_ok=True)
         report = generate(source, options, out)
-    for notice in report.notices:
-        print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
-    if options.verbose:
-        print(report.details().rstrip("\n"))
-    else:
-        dropped = f"; dropped {len(report.excluded):,}" if report.excluded else ""
-        plural = "s" if len(report.files) != 1 else ""
-        advice = "".join(f"; {line}" for line in report.advice)
-        print(
-            f"sitemapkit: {report.urls:,} URLs in {len(report.files)} file{plural} in {out} "
-            f"({time.perf_counter() - started:.1f}s){dropped}{advice}"
-        )
+    # A URL list's summary: where the files went and how long the stream took.
+    dropped = f"; dropped {len(report.excluded):,}" if report.excluded else ""
+    plural = "s" if len(report.files) != 1 else ""
+    advice = "".join(f"; {line}" for line in report.advice)
+    summary = (
+        f"sitemapkit: {report.urls:,} URLs in {len(report.files)} file{plural} in {out} "
+        f"({time.perf_counter() - started:.1f}s){dropped}{advice}"
+    )
+    _show(report, options, summary)
     return 0
 
 
@@ -302,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except ConfigError as error:
-        print(f"sitemapkit: error: {error.for_setting(_flag(error.option))}", file=sys.stderr)
+        print(f"sitemapkit: error: {COMMAND_LINE_SETTINGS.message(error)}", file=sys.stderr)
     except SitemapkitError as error:
         print(f"sitemapkit: error: {error}", file=sys.stderr)
     except OSError as error:

@@ -36,6 +36,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..protocol.errors import ConfigError, SitemapkitError
+from ..protocol.hostsettings import MKDOCS_SETTINGS, READ_THE_DOCS_URL, base_url_setting, beside_config_file
 from ..site.frontmatter import front_matter_lastmod, front_matter_listed, read_front_matter
 from ..protocol.model import Options, Page
 
@@ -45,8 +46,6 @@ __all__ = ["ProjectConfig", "project_pages", "read_project_config"]
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
 # MkDocs' own exclusions, always applied before exclude_docs (mkdocs.structure.files).
 _DEFAULT_EXCLUDE = ".*\n/templates/\n"
-#: Set by Read the Docs for every build: the base URL where site_url is unset.
-READTHEDOCS_URL = "READTHEDOCS_CANONICAL_URL"
 _WANTED = frozenset(
     {
         "site_url",
@@ -79,8 +78,6 @@ class ProjectConfig:
     not_in_nav: str
     #: The sitemapkit plugin's options as the configuration file sets them.
     plugin_options: dict[str, Any]
-    #: Where site_url is unset: READTHEDOCS_CANONICAL_URL, as the MkDocs adapter takes it.
-    canonical_url: str | None = None
 
     def setting(self, name: str) -> str:
         """How the user names setting ``name`` in this file, for messages."""
@@ -174,7 +171,6 @@ def read_project_config(path: Path | str) -> ProjectConfig:
         draft_docs=patterns("draft_docs"),
         not_in_nav=patterns("not_in_nav"),
         plugin_options=_plugin_options(settings.get("plugins"), path.name),
-        canonical_url=os.environ.get(READTHEDOCS_URL, "").strip() or None,
     )
     # Patterns pathspec refuses stop here, before anything is built or written.
     for name in ("exclude_docs", "draft_docs", "not_in_nav"):
@@ -229,28 +225,27 @@ def _plugin_options(plugins: Any, file_name: str) -> dict[str, Any]:
 def options_for(config: ProjectConfig, base_url: str | None, flags: dict[str, Any]) -> Options:
     """The options of a run: the plugin's options in the file, then the command's flags.
 
-    ``base_url`` (``--base-url``) wins over ``site_url``, which wins over
-    ``READTHEDOCS_CANONICAL_URL``. A bad value in the file is named as the file
+    ``base_url`` (``--base-url``) wins over ``site_url`` (unset: Read the Docs'
+    URL, as in the MkDocs adapter). A bad value in the file is named as the file
     names it.
     """
-    url = base_url or config.site_url or config.canonical_url
+    url = base_url or base_url_setting(config.site_url, os.environ)
     if not url:
         raise SitemapkitError(
             f"{config.setting('site_url')}: is not set, and a sitemap must list absolute URLs "
             "(set site_url, or pass --base-url)"
         )
-    in_file = dict(config.plugin_options)
     # A folder in the file is relative to the file, as in the MkDocs adapter.
-    if isinstance(in_file.get("stylesheet_template"), str):
-        in_file["stylesheet_template"] = str(config.config_file.resolve().parent / in_file["stylesheet_template"])
+    in_file = beside_config_file(config.plugin_options, config.config_file.resolve().parent)
     try:
         Options.from_mapping(in_file, base_url=url)
     except ConfigError as error:
-        if error.option == "base_url" and not base_url and not config.site_url:
+        if error.option == "base_url" and base_url:
+            raise  # --base-url's, named as the flag
+        if error.option == "base_url" and not config.site_url:
             # The URL came from Read the Docs' variable, not from the file.
-            raise SitemapkitError(error.for_setting(READTHEDOCS_URL)) from None
-        name = "site_url" if error.option == "base_url" else f"plugins.{PLUGIN_NAME}.{error.option}"
-        raise SitemapkitError(f"{config.config_file.name}: {error.for_setting(name)}") from None
+            raise SitemapkitError(error.for_setting(READ_THE_DOCS_URL)) from None
+        raise SitemapkitError(f"{config.config_file.name}: {MKDOCS_SETTINGS.message(error)}") from None
     values = {**in_file, **flags}
     if isinstance(values.get("exclude"), list):
         values["exclude"] = tuple(values["exclude"])

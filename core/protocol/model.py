@@ -36,6 +36,14 @@ CHANGEFREQ_VALUES: tuple[str, ...] = get_args(Changefreq)
 # language, Material a 404.html from its theme): never content to index.
 ERROR_PAGES = frozenset({"404.html"})
 
+
+def is_error_page(path: str) -> bool:
+    """Whether the file written at ``path`` (``/``-separated, relative to the output
+    folder, or only its name) is an error page: its name is one of ERROR_PAGES, in
+    any folder. Every tool leaves such pages out by this one rule."""
+    return path.rpartition("/")[2] in ERROR_PAGES
+
+
 LastmodSource = Literal["auto", "git", "mtime", "none"]
 LASTMOD_SOURCES: tuple[str, ...] = get_args(LastmodSource)
 OutputFormat = Literal["xml", "txt"]
@@ -133,7 +141,8 @@ class Options:
         None,
         "a folder with your own sitemap.xsl.j2 / sitemap.css.j2 (Jinja2; they may extend "
         "sitemapkit/sitemap.xsl.j2); a relative one is read from beside the tool's configuration "
-        "file (on the command line, from the current folder)",
+        "file (mkdocs.yml, conf.py; on the command line and in Pelican, whose settings do not say "
+        "where pelicanconf.py is, from the current folder, as Pelican reads THEME_TEMPLATES_OVERRIDES)",
         values="a folder",
     )
     check_noindex: bool = _option(True, "leave out pages whose robots meta says noindex")
@@ -495,6 +504,15 @@ class Report:
         if self.advice:
             line += "; " + "; ".join(self.advice)
         return line
+
+    def log_lines(self, *, verbose: bool = False, summary: str | None = None) -> list[tuple[Notice | None, str]]:
+        """What a build tells the user, in order, for each tool to send to its own
+        logger: the summary (``summary``, else :meth:`summary`; with ``verbose``,
+        :meth:`details`) as information, paired with None, then each notice as a
+        warning, paired with the notice, whose code lets the host tool filter it
+        and whose level makes its strict mode count it."""
+        text = self.details().rstrip("\n") if verbose else summary or self.summary()
+        return [(None, text), *((notice, notice.message) for notice in self.notices)]
 
     def details(self) -> str:
         """Every excluded URL with its reason, one a line (the verbose report)."""

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..protocol.errors import ConfigError, OutputError
+from ..protocol.hostsettings import is_local_address
 from ..protocol.encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, SitemapFile
 from ..protocol.model import Notice, Options, Report
 from ..protocol.robots import decode_robots_txt
@@ -509,8 +510,9 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
         if merged != robots_text:
             publication.stage(ROBOTS_TXT, merged.encode("utf-8"))
         report.files.append(ROBOTS_TXT)
-    elif options.robots_txt is None:
-        # A robots.txt below the host root is never read by crawlers: say what to add.
+    elif options.robots_txt is None and not is_local_address(options.base_url):
+        # A robots.txt below the host root is never read by crawlers: say what to
+        # add (not for a preview on this machine, which publishes nothing).
         report.advice.append(
             "robots.txt is read only at the host root; add "
             + " and ".join(f"'Sitemap: {url}'" for url in sitemap_urls)

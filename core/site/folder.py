@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..protocol.model import ERROR_PAGES, Page
+from ..protocol.model import Page, is_error_page
 from ..protocol.urls import HTML_SUFFIXES, path_of_file
 
 
@@ -82,7 +82,7 @@ def folder_page(relative: str, path: Path | str, **fields) -> Page:
     """The page a built folder's file ``relative`` (``/``-separated) is: served
     at its name (``index.html`` at its folder's); an error page is handed over
     unlisted, so the report says why it is left out."""
-    reason = "error page" if relative.rpartition("/")[2] in ERROR_PAGES else None
+    reason = "error page" if is_error_page(relative) else None
     return Page.from_path(path_of_file(relative), source=path, output=path, exclude_reason=reason, **fields)
 
 

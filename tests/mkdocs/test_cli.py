@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+import sitemapkit
+
 from conftest import sitemap_entries
 
 from .conftest import QUIET_ENV
@@ -59,7 +61,9 @@ def test_missing_site_url_warns_and_writes_no_sitemap(project, caplog):
     with caplog.at_level(logging.WARNING):
         site = project.build()
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 1 and "site_url" in warnings[0].getMessage()
+    # The one rule every tool gives, in mkdocs.yml's terms.
+    why = sitemapkit.development_base_url("", setting="site_url", example="site_url: https://example.org/docs/")
+    assert len(warnings) == 1 and warnings[0].getMessage() == f"sitemapkit: {why}"
     # A MkDocs plugin logger, so --strict counts it and users can filter it.
     assert warnings[0].name.startswith("mkdocs.plugins.")
     assert (site / "index.html").is_file()

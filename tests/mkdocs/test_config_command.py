@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import sitemapkit as sitemapkit_package
 from conftest import git, run_sitemapkit, sitemap_entries
 
 from .conftest import FIXTURE, FIRST_COMMIT, QUIET_ENV, Project, committed_copy
@@ -178,24 +179,39 @@ def test_config_without_site_url_names_it(repository):
     assert "Traceback" not in result.stderr
 
 
-def test_read_the_docs_url_as_the_adapter_takes_it(repository, monkeypatch):
-    """site_url unset: both take READTHEDOCS_CANONICAL_URL, which Read the Docs sets."""
-    rtd = "https://project.readthedocs.io/en/latest/"
-    monkeypatch.setenv("READTHEDOCS_CANONICAL_URL", rtd)
-    Project(copy_of(repository, "mkdocs")).configure(drop=("site_url",))
-    adapter = sitemap_entries(Project(repository.parent / "mkdocs").build())
-    assert adapter and all(url.startswith(rtd) for url in adapter)
-    # Without the plugin, its options given as flags (as ProperDocs or plain MkDocs).
-    root = copy_of(repository, "rtd")
+def test_read_the_docs_url_stands_in_for_an_unset_site_url_as_in_the_adapter(repository):
+    rtd = "https://fixture.readthedocs.io/en/latest/"
+    adapter = Project(copy_of(repository, "mkdocs"))
+    adapter.configure(drop=("site_url",))
+    built = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(adapter.config_file)],
+        cwd=adapter.root,
+        env={**QUIET_ENV, "READTHEDOCS_CANONICAL_URL": rtd},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    root = copy_of(repository, "plain")
     project = Project(root)
     project.configure(
         drop=("site_url",), plugins=["search", {"redirects": {"redirect_maps": {"moved.md": "guide/install.md"}}}]
     )
     site = project.build()
-    env = {**QUIET_ENV, "READTHEDOCS_CANONICAL_URL": rtd}
-    result = run_sitemapkit("build", "--config", "mkdocs.yml", "--exclude", "archive/*", cwd=root, env=env)
+    result = run_sitemapkit(
+        "build",
+        "--config",
+        "mkdocs.yml",
+        "--exclude",
+        "archive/*",
+        cwd=root,
+        env={**QUIET_ENV, "READTHEDOCS_CANONICAL_URL": rtd},
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
-    assert sitemap_entries(site) == adapter
+    entries = sitemap_entries(site)
+    assert entries == sitemap_entries(adapter.site)
+    assert rtd + "guide/install/" in entries and all(url.startswith(rtd) for url in entries)
 
 
 def test_under_another_name_the_generators_sitemap_goes(repository):
@@ -210,3 +226,24 @@ def test_under_another_name_the_generators_sitemap_goes(repository):
     # the generator's (with no lastmod, listing noindex pages); its .gz copy goes.
     assert sorted(sitemap_entries(root / "site")) == sorted(text)
     assert not (root / "site" / "sitemap.xml.gz").exists()
+
+
+def test_a_text_sitemaps_sitemap_xml_is_the_same_from_the_adapter_and_the_command(repository):
+    """With ``format: txt`` both write the sitemap.xml Material's instant navigation
+    reads beside sitemap.txt: one function writes it, so the two are the same bytes."""
+    adapter = Project(copy_of(repository, "mkdocs"))
+    adapter.configure(sitemapkit={"format": "txt"})
+    result = adapter.cli("build")
+    assert result.returncode == 0, result.stderr
+    assert sitemapkit_package.XML_COMPANION_NOTE in result.stderr, result.stderr
+
+    root = copy_of(repository, "plain")
+    project = Project(root)
+    project.configure(plugins=["search", {"redirects": {"redirect_maps": {"moved.md": "guide/install.md"}}}])
+    site = project.build()
+    command = sitemapkit(root, "--config", "mkdocs.yml", "--exclude", "archive/*", "--format", "txt")
+    assert command.returncode == 0, command.stderr
+    assert command.stdout.splitlines()[0] == sitemapkit_package.XML_COMPANION_NOTE
+    for name in ("sitemap.txt", "sitemap.xml"):
+        assert (site / name).read_bytes() == (adapter.site / name).read_bytes(), name
+    assert len(sitemap_entries(site)) == len(LISTED_DIRECTORY_URLS)

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+import sitemapkit
 from sitemapkit import Options
 from conftest import (
     assert_every_page_accounted,
@@ -428,14 +429,34 @@ def test_a_bad_setting_fails_even_without_siteurl(site):
         site.build(SITEURL="", SITEMAPKIT={"gzip": "yes"})
 
 
+def test_an_unparsable_siteurl_stops_naming_it_as_every_tool_does(site):
+    """``https://[::1/`` cannot be parsed: the core's one line, with SITEURL named."""
+    from sitemapkit.plugins.pelican import SitemapkitConfigError
+
+    # Pelican hands SITEURL over without its trailing "/".
+    with pytest.raises(sitemapkit.ConfigError) as core:
+        Options(base_url="https://[::1")
+    with pytest.raises(SitemapkitConfigError) as raised:
+        site.build(SITEURL="https://[::1/")
+    assert str(raised.value) == sitemapkit.PELICAN_SETTINGS.message(core.value) == "SITEURL: " + core.value.problem
+
+
 @pytest.mark.parametrize("site_url", ["", "/blog", "//example.org/blog"])
 def test_development_siteurl_warns_and_writes_nothing(site, caplog, site_url):
     output = site.build(SITEURL=site_url, FEED_DOMAIN="https://example.org")
     assert not (output / "sitemap.xml").exists()
     assert (output / "robots.txt").read_bytes() == (FIXTURE / "content" / "extra" / "robots.txt").read_bytes()
     assert (output / "index.html").exists()  # the build went on
-    warnings = sitemapkit_warnings(caplog)
-    assert len(warnings) == 1 and f"SITEURL is {site_url!r}" in warnings[0], warnings
+    # The one rule every tool gives, in pelicanconf.py's terms.
+    assert sitemapkit_warnings(caplog) == ["sitemapkit: " + development_siteurl(site_url)]
+
+
+def development_siteurl(site_url: str) -> str:
+    why = sitemapkit.development_base_url(
+        site_url, setting="SITEURL", example="SITEURL = 'https://example.org' (as publishconf.py does)"
+    )
+    assert why is not None
+    return why
 
 
 def unpacked_without_git(site) -> None:
@@ -505,11 +526,11 @@ def test_cli_empty_siteurl_warns_and_fails_under_fatal_warnings(site):
     )
     result = site.cli("-e", 'SITEURL=""', *quiet_feeds)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "no sitemap written: SITEURL is ''" in result.stdout + result.stderr
+    assert "no sitemap written: SITEURL is not set" in result.stdout + result.stderr
     assert not (site.output / "sitemap.xml").exists()
     strict = site.cli("-e", 'SITEURL=""', *quiet_feeds, "--fatal", "warnings")
     assert strict.returncode != 0
-    assert "SITEURL is ''" in strict.stdout + strict.stderr
+    assert "SITEURL is not set" in strict.stdout + strict.stderr
 
 
 # ---- robots.txt, other plugins, reruns ----------------------------------------------------

@@ -728,3 +728,70 @@ def test_pages_extensions_add_follow_exclude_and_survive_incremental_builds(proj
     result = sphinx_build(project, out, "-W")
     assert_clean(result)
     assert urls(out) == [BASE + page for page in HTML_PAGES]
+
+
+def test_an_unparsable_html_baseurl_stops_with_the_command_lines_line(project, tmp_path):
+    """``https://[::1/`` cannot be parsed: one error line, worded as ``sitemapkit
+    build --base-url`` words it with html_baseurl named, never Sphinx's crash report."""
+    out = project / "_build" / "html"
+    result = sphinx_build(project, out, "-D", "html_baseurl=https://[::1/")
+    assert_stopped_naming(result, "html_baseurl:")
+    assert "Traceback" not in result.stderr and "Extension error" not in result.stderr
+    folder = tmp_path / "site"
+    folder.mkdir()
+    cli = run_sitemapkit("build", str(folder), "--base-url", "https://[::1/")
+    assert cli.returncode == 2
+    [cli_line] = cli.stderr.strip().splitlines()
+    assert cli_line.startswith("sitemapkit: error: --base-url: "), cli_line
+    assert result.stderr.strip() == "ERROR: html_baseurl: " + cli_line.removeprefix("sitemapkit: error: --base-url: ")
+    assert not (out / "sitemap.xml").exists()
+
+
+@pytest.mark.parametrize("base", ["", "/", "./docs/", "//docs.example.org/"])
+def test_a_development_html_baseurl_warns_with_the_one_rules_words(project, base):
+    """Unset or relative: the warning is the one every tool gives, in conf.py's terms."""
+    out = project / "_build" / "html"
+    result = sphinx_build(project, out, "-D", f"html_baseurl={base}")
+    assert result.returncode == 0, result.stderr
+    expected = sitemapkit.development_base_url(
+        base, setting="html_baseurl", example="html_baseurl = 'https://docs.example.org/' in conf.py"
+    )
+    assert expected is not None and f"sitemapkit: {expected}" in result.stderr, result.stderr
+    assert not (out / "sitemap.xml").exists()
+
+
+# A theme or extension that adds its own error page through html-collect-pages,
+# as pallets-sphinx-themes does for Flask's docs (and sphinx-notfound-page).
+NOT_FOUND_EXTENSION = """
+def collect_pages(app):
+    yield ("404", {"title": "Page not found", "body": "<h1>Page not found</h1>"}, "page.html")
+
+
+def setup(app):
+    app.connect("html-collect-pages", collect_pages)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+"""
+
+
+def test_a_themes_404_page_from_html_collect_pages_is_an_error_page(project, tmp_path):
+    """Left out as the command line leaves 404.html out (ERROR_PAGES, in any
+    folder): reported as an error page, never listed."""
+    (project / "notfound_theme.py").write_text(NOT_FOUND_EXTENSION)
+    with (project / "conf.py").open("a") as conf:
+        conf.write("extensions.append('notfound_theme')\n")
+    out = project / "_build" / "html"
+    result = sphinx_build(project, out, "-W", "-D", "sitemapkit_verbose=1")
+    assert_clean(result)
+    assert (out / "404.html").is_file()
+    assert BASE + "404.html" not in urls(out)
+    assert f"excluded (error page): {BASE}404.html" in result.stdout.splitlines()
+    assert assert_every_page_accounted(out, BASE, result.stdout) == {
+        "404.html": "error page",
+        **{f"{name}.html": why for name, why in LEFT_OUT.items()},
+    }
+    # The command line, on the same built folder, gives the same verdict.
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    cli = run_sitemapkit("build", str(copy), "--base-url", BASE, "--verbose")
+    assert cli.returncode == 0, cli.stderr
+    assert f"excluded (error page): {BASE}404.html" in cli.stdout.splitlines()
