@@ -65,6 +65,7 @@ import logging
 import os
 import re
 import string
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,7 @@ from sitemapkit import (
     Options,
     Page,
     SitemapkitError,
+    beside_config_file,
     development_base_url,
     encode_path,
     is_error_page,
@@ -262,6 +264,9 @@ def read_options(settings: dict[str, Any]) -> tuple[Options | None, dict[str, bo
         if key not in known:
             error = unknown_option(str(key), extra=[KINDS_KEY], base_url_from="SITEURL")
             raise SitemapkitConfigError(PELICAN_SETTINGS.spelled(key), error.problem)
+    # A relative folder (stylesheet_template) is read from beside pelicanconf.py,
+    # as Pelican reads its own PATH, OUTPUT_PATH and THEME.
+    user = beside_config_file(user, _settings_folder(settings))
     site_url = str(settings.get("SITEURL") or "").strip()
     # Empty, "/blog" or "//example.org": the development settings, no sitemap.
     base_url = site_url if _why_no_sitemap(site_url) is None else None
@@ -270,6 +275,26 @@ def read_options(settings: dict[str, Any]) -> tuple[Options | None, dict[str, bo
     except ConfigError as error:
         raise _translate(error) from None
     return (options if base_url else None), kinds
+
+
+def _settings_folder(settings: Mapping[str, Any]) -> str | None:
+    """The folder of the settings file that set ``SITEMAPKIT``, or None.
+
+    Pelican's settings do not say which file they were read from, but Pelican
+    loads that file as a module (``pelicanconf``, or ``publishconf`` importing
+    it) and keeps its ``SITEMAPKIT`` dict as it is: the module holding that very
+    object is the file. Settings made in code (no such module, or modules in two
+    folders) leave a relative folder relative to the current folder."""
+    user = settings.get(SETTING)
+    if not isinstance(user, Mapping) or not user:
+        return None
+    folders = {
+        os.path.dirname(os.path.abspath(found))
+        for module in list(sys.modules.values())
+        # vars(), not getattr(): a module's __getattr__ may import things.
+        if vars(module).get(SETTING) is user and isinstance(found := getattr(module, "__file__", None), str)
+    }
+    return folders.pop() if len(folders) == 1 else None
 
 
 def _translate(error: ConfigError) -> SitemapkitConfigError:

@@ -141,8 +141,7 @@ class Options:
         None,
         "a folder with your own sitemap.xsl.j2 / sitemap.css.j2 (Jinja2; they may extend "
         "sitemapkit/sitemap.xsl.j2); a relative one is read from beside the tool's configuration "
-        "file (mkdocs.yml, conf.py; on the command line and in Pelican, whose settings do not say "
-        "where pelicanconf.py is, from the current folder, as Pelican reads THEME_TEMPLATES_OVERRIDES)",
+        "file (mkdocs.yml, conf.py, pelicanconf.py; on the command line, from the current folder)",
         values="a folder",
     )
     check_noindex: bool = _option(True, "leave out pages whose robots meta says noindex")

@@ -685,3 +685,28 @@ def test_cli_flat_file_times_warning_offers_metadata_dates(site):
         r"articles and pages a 'modified' or 'date' in their metadata, or set lastmod to 'none'\. +(pelican|log)\.py:\d+$",
         warning,
     ), warning
+
+
+CUSTOM_XSL = """<?xml version="1.0" encoding="UTF-8"?>
+<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+  <!-- the fixture's own stylesheet -->
+</xsl:stylesheet>
+"""
+
+
+def test_stylesheet_template_folder_is_relative_to_pelicanconf(site, tmp_path, monkeypatch):
+    """As in mkdocs.yml and conf.py: a relative folder is read from beside the
+    settings file, wherever Pelican runs from (here: another folder)."""
+    (site.root / "sitemap_style").mkdir()
+    (site.root / "sitemap_style" / "sitemap.xsl.j2").write_text(CUSTOM_XSL)
+    with site.config_file.open("a") as conf:
+        conf.write('\nSITEMAPKIT = {"stylesheet": True, "stylesheet_template": "sitemap_style"}\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    output = site.build()
+    assert "the fixture's own stylesheet" in (output / "sitemap.xsl").read_text()
+    # The command line, run from the site's folder as users do, reads the same one.
+    result = site.cli()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "the fixture's own stylesheet" in (site.output / "sitemap.xsl").read_text()
