@@ -664,3 +664,10 @@ def test_cli_flat_file_times_warning_offers_metadata_dates(site):
         r"articles and pages a 'modified' or 'date' in their metadata, or set lastmod to 'none'\. +(pelican|log)\.py:\d+$",
         warning,
     ), warning
+
+
+def test_indexnow_key_writes_the_key_file_at_the_output_root(site):
+    key = "pelican-indexnow-key-1"
+    output = site.build(SITEMAPKIT={"indexnow_key": key})
+    assert (output / f"{key}.txt").read_text() == key
+    assert (output / "sitemap.xml").is_file()

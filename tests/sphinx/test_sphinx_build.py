@@ -728,3 +728,14 @@ def test_pages_extensions_add_follow_exclude_and_survive_incremental_builds(proj
     result = sphinx_build(project, out, "-W")
     assert_clean(result)
     assert urls(out) == [BASE + page for page in HTML_PAGES]
+
+
+def test_indexnow_key_writes_the_key_file_at_the_output_root(project):
+    key = "sphinx-indexnow-key-1"
+    with (project / "conf.py").open("a") as conf:
+        conf.write(f"sitemapkit_indexnow_key = {key!r}\n")
+    out = project / "_build" / "html"
+    result = sphinx_build(project, out)
+    assert result.returncode == 0, result.stderr
+    assert (out / f"{key}.txt").read_text() == key
+    assert (out / "sitemap.xml").is_file()
