@@ -236,6 +236,7 @@ def option_samples(folder: Path) -> dict[str, object]:
         "stylesheet_template": str(folder),
         "x_default": "en",
         "report_file": "sitemap-report.txt",
+        "indexnow_key": "sitemapkit-sample-key",
     }
     samples: dict[str, object] = {}
     for spec in Options.specs():

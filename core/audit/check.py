@@ -14,6 +14,7 @@ import stat
 import xml.parsers.expat
 import zlib
 from pathlib import Path
+from typing import Protocol
 
 from ..protocol.limits import MAX_BYTES_CEILING, MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
 from ..protocol.model import CHANGEFREQ_VALUES
@@ -64,12 +65,12 @@ def check_site(
     """
     if not Path(site_dir).is_dir():
         raise SitemapkitError(f"{str(site_dir)!r} is not a folder")
-    site = _SiteFolder(site_dir)
+    site = SiteFolder(site_dir)
     scope = Scope(base_url)
     result = CheckResult()
     todo: list[tuple[str, str, int]] = []  # (file name, who named it, line)
     robots, why_not = site.file("robots.txt")
-    if robots is None and why_not != _NO_FILE:
+    if robots is None and why_not != NO_FILE:
         result.problems.append(Problem("robots.txt", 0, f"{why_not}; not opened"))
     elif robots is not None:
         try:
@@ -81,13 +82,12 @@ def check_site(
                 )
             )
             robots_text = ""
-        for number, line in enumerate(LINE_BREAK.split(robots_text.removeprefix("\ufeff")), 1):
-            url = sitemap_line_url(line)
+        for number, url in robots_sitemap_lines(robots_text):
             if url:
                 name = _local_name(url, scope)
-                found, why_not = (None, _NO_FILE) if name is None else site.file(name)
+                found, why_not = (None, NO_FILE) if name is None else site.file(name)
                 if name is None or found is None:
-                    detail = "" if why_not == _NO_FILE else f" ({why_not}; not opened)"
+                    detail = "" if why_not == NO_FILE else f" ({why_not}; not opened)"
                     result.problems.append(
                         Problem(
                             "robots.txt", number, f"Sitemap: {url} does not point at a sitemap in this site{detail}"
@@ -98,7 +98,7 @@ def check_site(
     found, why_not = site.file(entry)
     if found is not None:
         todo.append((entry, "", 0))
-    elif why_not != _NO_FILE:
+    elif why_not != NO_FILE:
         result.problems.append(Problem(entry, 0, f"{why_not}; not opened"))
     elif not todo:
         result.problems.append(
@@ -117,10 +117,10 @@ def check_site(
     return result
 
 
-_NO_FILE = "has no file in the site"
+NO_FILE = "has no file in the site"
 
 
-class _SiteFolder:
+class SiteFolder:
     """The regular files of the site folder, and nothing outside it.
 
     A path with a ``.`` or ``..`` segment, an empty segment (``//etc/passwd``) or a
@@ -151,7 +151,7 @@ class _SiteFolder:
         if real_folder is None:
             return None, "leads outside the site folder (through a symlink)"
         if not leaf:
-            return None, _NO_FILE  # a folder
+            return None, NO_FILE  # a folder
         path = os.path.join(real_folder, leaf)
         try:
             mode = os.lstat(path).st_mode
@@ -161,16 +161,27 @@ class _SiteFolder:
                     return None, "leads outside the site folder (through a symlink)"
                 mode = os.stat(path).st_mode
         except (OSError, ValueError):  # missing, unreadable folder, symlink loop
-            return None, _NO_FILE
+            return None, NO_FILE
         if stat.S_ISREG(mode):
             return Path(path), ""
-        return None, _NO_FILE if stat.S_ISDIR(mode) else "is not a regular file"
+        return None, NO_FILE if stat.S_ISDIR(mode) else "is not a regular file"
 
 
 def _read_gzip(path: Path, limit: int) -> bytes | None:
-    """The uncompressed bytes of the gzip file ``path``, or None when there are more
-    than ``limit`` of them: never inflated past the limit, so a small file that
-    expands to gigabytes costs no more than a file at the limit.
+    """:func:`inflate_at_most` of the gzip file ``path``."""
+    with open(path, "rb") as handle:
+        return inflate_at_most(handle, limit)
+
+
+class Readable(Protocol):
+    def read(self, size: int, /) -> bytes: ...
+
+
+def inflate_at_most(handle: Readable, limit: int) -> bytes | None:
+    """The uncompressed bytes of the gzip stream ``handle`` (a file, an HTTP
+    response), or None when there are more than ``limit`` of them: never inflated
+    past the limit, so a small file that expands to gigabytes costs no more than
+    a file at the limit.
 
     Several members one after another are one file (RFC 1952 section 2.2), and
     zero bytes after a member are padding, as gzip(1) reads them. Raises
@@ -180,34 +191,33 @@ def _read_gzip(path: Path, limit: int) -> bytes | None:
     decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
     in_member = False
     pending = b""
-    with open(path, "rb") as handle:
-        while True:
+    while True:
+        if not pending:
+            pending = handle.read(_GZIP_READ_SIZE)
             if not pending:
-                pending = handle.read(_GZIP_READ_SIZE)
-                if not pending:
-                    break
-            if not in_member:
-                pending = pending.lstrip(b"\0")
-                if not pending:
-                    continue
-                in_member = True
-            # max_length: at most one byte past the limit, however much the
-            # input would inflate to.
-            out += decompressor.decompress(pending, limit + 1 - len(out))
-            if len(out) > limit:
-                return None
-            if decompressor.eof:
-                pending = decompressor.unused_data
-                decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                in_member = False
-            else:
-                pending = decompressor.unconsumed_tail
+                break
+        if not in_member:
+            pending = pending.lstrip(b"\0")
+            if not pending:
+                continue
+            in_member = True
+        # max_length: at most one byte past the limit, however much the
+        # input would inflate to.
+        out += decompressor.decompress(pending, limit + 1 - len(out))
+        if len(out) > limit:
+            return None
+        if decompressor.eof:
+            pending = decompressor.unused_data
+            decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            in_member = False
+        else:
+            pending = decompressor.unconsumed_tail
     if in_member:
         raise EOFError("the file ends inside a compressed member")
     return bytes(out)
 
 
-def _check_gzip_copy(site: _SiteFolder, name: str, max_bytes: int, result: CheckResult) -> None:
+def _check_gzip_copy(site: SiteFolder, name: str, max_bytes: int, result: CheckResult) -> None:
     """A ``sitemap.xml.gz`` beside ``sitemap.xml`` is read by whoever was given its
     URL: it must hold the same bytes, not an older build's (or another generator's)
     sitemap."""
@@ -240,18 +250,114 @@ def _local_name(url: str, scope: Scope) -> str | None:
 
 
 @dataclasses.dataclass
-class _ParseState:
-    """Where the parser of one sitemap file is: its root element, the entries so
-    far, and the entry being read."""
+class Entry:
+    """One ``<url>`` or ``<sitemap>`` of a sitemap file, as written."""
+
+    line: int
+    namespace: str
+    name: str
+    #: Its children in the sitemaps.org namespace, in order: (name, stripped text, line).
+    fields: list[tuple[str, str, int]] = dataclasses.field(default_factory=list)
+    #: False when the file ended (not well-formed) inside it.
+    complete: bool = False
+
+    def field(self, name: str) -> str | None:
+        """The text of the first child called ``name``, or None."""
+        return next((text for local, text, _ in self.fields if local == name), None)
+
+
+@dataclasses.dataclass
+class ParsedSitemap:
+    """What a sitemap or index file holds, read by :func:`parse_sitemap`."""
 
     root: str | None = None
-    count: int = 0
-    text: list[str] = dataclasses.field(default_factory=list)
-    children: list[str] = dataclasses.field(default_factory=list)
-    line: int = 0
+    root_namespace: str = ""
+    root_line: int = 0
+    entries: list[Entry] = dataclasses.field(default_factory=list)
+    #: (line, message) where the bytes stop being well-formed XML.
+    error: tuple[int, str] | None = None
+
+    @property
+    def is_index(self) -> bool:
+        return self.root == "sitemapindex"
 
 
-def _check_file(site: _SiteFolder, name: str, scope: Scope, max_bytes: int, result: CheckResult) -> list[str]:
+def parse_sitemap(raw: bytes) -> ParsedSitemap:
+    """The root and entries of the sitemap XML ``raw`` (expat: no DTD is loaded,
+    no external entity resolved), as far as it is well-formed."""
+    parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
+    parsed = ParsedSitemap()
+    depth = 0
+    text: list[str] = []
+
+    def start(tag: str, attrs: dict) -> None:
+        nonlocal depth, text
+        ns, _, local = tag.rpartition(" ")
+        if depth == 0:
+            parsed.root, parsed.root_namespace, parsed.root_line = local, ns, parser.CurrentLineNumber
+        elif depth == 1:
+            parsed.entries.append(Entry(parser.CurrentLineNumber, ns, local))
+        depth += 1
+        text = []
+
+    def end(tag: str) -> None:
+        nonlocal depth
+        depth -= 1
+        ns, _, local = tag.rpartition(" ")
+        if depth == 2 and ns == SITEMAP_NS:
+            parsed.entries[-1].fields.append((local, "".join(text).strip(), parser.CurrentLineNumber))
+        elif depth == 1:
+            parsed.entries[-1].complete = True
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = lambda data: text.append(data)
+    try:
+        parser.Parse(raw, True)
+    except xml.parsers.expat.ExpatError as error:
+        parsed.error = (error.lineno, f"not well-formed XML: {xml.parsers.expat.ErrorString(error.code)}")
+    return parsed
+
+
+def text_sitemap_lines(raw: bytes) -> list[tuple[int, str]]:
+    """The URLs of a text sitemap, ``(line number, URL)``; raises
+    :class:`UnicodeDecodeError` for bytes that are not UTF-8 ("The text file must
+    use UTF-8 encoding")."""
+    return [(number, line.strip()) for number, line in enumerate(raw.decode("utf-8").splitlines(), 1) if line.strip()]
+
+
+def robots_sitemap_lines(robots_text: str) -> list[tuple[int, str]]:
+    """The ``Sitemap:`` lines of robots.txt text, ``(line number, URL)``."""
+    found = []
+    for number, line in enumerate(LINE_BREAK.split(robots_text.removeprefix("\ufeff")), 1):
+        url = sitemap_line_url(line)
+        if url:
+            found.append((number, url))
+    return found
+
+
+def read_limited(handle: Readable, name: str, max_bytes: int) -> bytes:
+    """The bytes of sitemap file ``name`` from ``handle``, inflated when it is a
+    ``.gz``; raises :class:`LimitError` past ``max_bytes`` and
+    :class:`zlib.error` or :class:`EOFError` for a broken gzip file."""
+    if name.endswith(".gz"):
+        raw = inflate_at_most(handle, max_bytes)
+        if raw is None:
+            raise LimitError(
+                f"more than {max_bytes:,} bytes uncompressed; the limit is {max_bytes:,} (not read further)"
+            )
+        return raw
+    raw = handle.read(max_bytes + 1)  # a file of any size costs no more than one at the limit
+    if len(raw) > max_bytes:
+        raise LimitError(f"more than {max_bytes:,} bytes; the limit is {max_bytes:,} (not read further)")
+    return raw
+
+
+class LimitError(SitemapkitError):
+    """A sitemap file past the byte limit."""
+
+
+def _check_file(site: SiteFolder, name: str, scope: Scope, max_bytes: int, result: CheckResult) -> list[str]:
     """Check one sitemap or index file; return the sitemap files an index names."""
     problems = result.problems
 
@@ -262,58 +368,35 @@ def _check_file(site: _SiteFolder, name: str, scope: Scope, max_bytes: int, resu
     if path is None:
         problem(0, f"{why_not}; not opened")
         return []
-    if name.endswith(".gz"):
-        try:
-            raw = _read_gzip(path, max_bytes)
-        except (zlib.error, EOFError) as error:
-            problem(0, f"not a valid gzip file: {error}")
-            return []
-        if raw is None:
-            problem(0, f"more than {max_bytes:,} bytes uncompressed; the limit is {max_bytes:,} (not read further)")
-            return []
-    else:
+    try:
         with open(path, "rb") as handle:
-            raw = handle.read(max_bytes + 1)  # a file of any size costs no more than one at the limit
-        if len(raw) > max_bytes:
-            problem(0, f"more than {max_bytes:,} bytes; the limit is {max_bytes:,} (not read further)")
-            return []
+            raw = read_limited(handle, name, max_bytes)
+    except (zlib.error, EOFError) as error:
+        problem(0, f"not a valid gzip file: {error}")
+        return []
+    except LimitError as error:
+        problem(0, str(error))
+        return []
     if name.endswith((".txt", ".txt.gz")):
         return _check_text(raw, name, scope, site, result)
 
-    parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
-    stack: list[str] = []
-    state = _ParseState()
+    parsed = parse_sitemap(raw)
     children: list[str] = []
-
-    def start(tag: str, attrs: dict) -> None:
-        line = parser.CurrentLineNumber
-        ns, _, local = tag.rpartition(" ")
-        if not stack:
-            state.root = local
-            if ns != SITEMAP_NS:
-                problem(line, f"root element <{local}> is not in the sitemaps.org namespace {SITEMAP_NS}")
-            if local not in ("urlset", "sitemapindex"):
-                problem(line, f"root element is <{local}>, not <urlset> or <sitemapindex>")
-        elif len(stack) == 1:
-            expected = "url" if state.root == "urlset" else "sitemap"
-            if ns == SITEMAP_NS and local != expected:
-                problem(line, f"<{local}> inside <{state.root}>; expected <{expected}>")
-            state.count += 1
-            state.children = []
-            state.line = line
-        elif len(stack) == 2 and ns == SITEMAP_NS:
-            state.children.append(local)
-        stack.append(tag)
-        state.text = []
-
-    def end(tag: str) -> None:
-        stack.pop()
-        ns, _, local = tag.rpartition(" ")
-        text = "".join(state.text).strip()
-        line = parser.CurrentLineNumber
-        if len(stack) == 2 and ns == SITEMAP_NS:
+    if parsed.root is not None:
+        if parsed.root_namespace != SITEMAP_NS:
+            problem(
+                parsed.root_line,
+                f"root element <{parsed.root}> is not in the sitemaps.org namespace {SITEMAP_NS}",
+            )
+        if parsed.root not in ("urlset", "sitemapindex"):
+            problem(parsed.root_line, f"root element is <{parsed.root}>, not <urlset> or <sitemapindex>")
+    expected = "url" if parsed.root == "urlset" else "sitemap"
+    for entry in parsed.entries:
+        if entry.namespace == SITEMAP_NS and entry.name != expected:
+            problem(entry.line, f"<{entry.name}> inside <{parsed.root}>; expected <{expected}>")
+        for local, text, line in entry.fields:
             if local == "loc":
-                child = _check_loc(text, line, problem, scope, site, state.root == "sitemapindex")
+                child = _check_loc(text, line, problem, scope, site, parsed.is_index)
                 if child:
                     children.append(child)
             elif local == "lastmod" and not W3C_DATETIME.match(text):
@@ -322,32 +405,25 @@ def _check_file(site: _SiteFolder, name: str, scope: Scope, max_bytes: int, resu
                 problem(line, f"changefreq {text!r} is not one of {', '.join(CHANGEFREQ_VALUES)}")
             elif local == "priority" and not _is_priority(text):
                 problem(line, f"priority {text!r} is not a number from 0.0 to 1.0")
-        elif len(stack) == 1:
-            own = [c for c in state.children]
-            if own.count("loc") != 1:
-                problem(state.line, f"<{local}> must have exactly one <loc>")
-            order = [c for c in own if c in _URL_CHILDREN]
-            if order != sorted(order, key=_URL_CHILDREN.index) or len(set(order)) != len(order):
-                problem(state.line, f"<{local}> children out of order or repeated: {', '.join(order)}")
-
-    def chars(data: str) -> None:
-        state.text.append(data)
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = chars
-    try:
-        parser.Parse(raw, True)
-    except xml.parsers.expat.ExpatError as error:
-        problem(error.lineno, f"not well-formed XML: {xml.parsers.expat.ErrorString(error.code)}")
+        if not entry.complete:
+            continue
+        own = [local for local, _, _ in entry.fields]
+        if own.count("loc") != 1:
+            problem(entry.line, f"<{entry.name}> must have exactly one <loc>")
+        order = [c for c in own if c in _URL_CHILDREN]
+        if order != sorted(order, key=_URL_CHILDREN.index) or len(set(order)) != len(order):
+            problem(entry.line, f"<{entry.name}> children out of order or repeated: {', '.join(order)}")
+    if parsed.error is not None:
+        problem(*parsed.error)
         return children
-    limit = MAX_URLS_PER_SITEMAP if state.root == "urlset" else MAX_SITEMAPS_PER_INDEX
-    if state.count > limit:
-        problem(0, f"{state.count:,} entries; the limit is {limit:,}")
-    if state.count == 0:
-        problem(1, f"<{state.root}> lists nothing")
-    if state.root == "urlset":
-        result.urls += state.count
+    count = len(parsed.entries)
+    limit = MAX_URLS_PER_SITEMAP if parsed.root == "urlset" else MAX_SITEMAPS_PER_INDEX
+    if count > limit:
+        problem(0, f"{count:,} entries; the limit is {limit:,}")
+    if count == 0:
+        problem(1, f"<{parsed.root}> lists nothing")
+    if parsed.root == "urlset":
+        result.urls += count
     return children
 
 
@@ -358,7 +434,7 @@ def _is_priority(text: str) -> bool:
         return False
 
 
-def _check_loc(text: str, line: int, problem, scope: Scope, site: _SiteFolder, in_index: bool) -> str | None:
+def _check_loc(text: str, line: int, problem, scope: Scope, site: SiteFolder, in_index: bool) -> str | None:
     if not is_uri(text):
         problem(line, f"loc {text!r} is not percent-encoded (spaces, non-ASCII or other characters RFC 3986 forbids)")
         return None
@@ -383,7 +459,7 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site: _SiteFolder, i
     if in_index:
         found, why_not = site.file(below)
         if found is None:
-            problem(line, f"sitemap {text} {why_not}" + ("" if why_not == _NO_FILE else "; not opened"))
+            problem(line, f"sitemap {text} {why_not}" + ("" if why_not == NO_FILE else "; not opened"))
             return None
         return below
     candidates = (
@@ -391,30 +467,28 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site: _SiteFolder, i
         if below.endswith("/") or below == ""
         else [below, below + ".html", below + "/index.html"]
     )
-    found, why_not = None, _NO_FILE
+    found, why_not = None, NO_FILE
     for candidate in candidates:
         found, why_not = site.file(candidate)
-        if found is not None or why_not != _NO_FILE:
+        if found is not None or why_not != NO_FILE:
             break
     if found is None:
-        problem(line, f"{text} {why_not}" + (f" (looked for {candidates[0]})" if why_not == _NO_FILE else ""))
+        problem(line, f"{text} {why_not}" + (f" (looked for {candidates[0]})" if why_not == NO_FILE else ""))
     return None
 
 
-def _check_text(raw: bytes, name: str, scope: Scope, site: _SiteFolder, result: CheckResult) -> list[str]:
+def _check_text(raw: bytes, name: str, scope: Scope, site: SiteFolder, result: CheckResult) -> list[str]:
     def problem(line: int, message: str) -> None:
         result.problems.append(Problem(name, line, message))
 
     try:
-        text = raw.decode("utf-8")
+        lines = text_sitemap_lines(raw)
     except UnicodeDecodeError:
         problem(0, "not UTF-8 text")
         return []
-    lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) > MAX_URLS_PER_SITEMAP:
         problem(0, f"{len(lines):,} URLs; the limit is {MAX_URLS_PER_SITEMAP:,}")
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            _check_loc(line.strip(), number, problem, scope, site, False)
+    for number, line in lines:
+        _check_loc(line, number, problem, scope, site, False)
     result.urls += len(lines)
     return []

@@ -1,8 +1,9 @@
-"""The ``sitemapkit`` command line: build, generate, check.
+"""The ``sitemapkit`` command line: build, generate, check, changes, indexnow.
 
 ``build`` is the generic adapter for any static output folder (Hugo, Jekyll,
 hand-written HTML); ``generate`` streams a URL list, for very large sites;
-``check`` reads any generator's sitemaps. Bad input is one line on stderr and a
+``check`` reads any generator's sitemaps; ``changes`` lists what a deploy
+changes and ``indexnow`` submits it. Bad input is one line on stderr and a
 non-zero exit, never a traceback.
 """
 
@@ -46,6 +47,7 @@ _GENERATE_OPTIONS = (
     "robots_txt",
     "report_file",
     "verbose",
+    "indexnow_key",
 )
 _COMMAND_OPTIONS = {"build": _BUILD_OPTIONS, "generate": _GENERATE_OPTIONS}
 
@@ -241,10 +243,117 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if result.problems else 0
 
 
+def _change_list(args: argparse.Namespace):
+    from ..audit.changes import change_list
+
+    if args.base_url is not None:
+        Options(base_url=args.base_url)  # the same check of the base URL as every command
+    return change_list(
+        args.site_dir,
+        args.since,
+        filename=args.filename,
+        base_url=args.base_url,
+        all_if_new=args.all,
+        timeout=args.timeout,
+    )
+
+
+def cmd_changes(args: argparse.Namespace) -> int:
+    changes = _change_list(args)
+    if args.output:
+        Path(args.output).write_text(changes.to_json(), encoding="utf-8")
+    else:
+        for change in changes.changes:
+            print(f"{change.kind}\t{change.url}")
+    print(changes.summary())
+    return 0
+
+
+def cmd_indexnow(args: argparse.Namespace) -> int:
+    import os
+
+    from ..audit.changes import ChangeList
+    from ..audit.indexnow import plan, submit, verify_key_file
+    from ..protocol.indexnow import check_key
+
+    if bool(args.changes) == bool(args.site_dir):
+        raise SitemapkitError("give --changes FILE (from sitemapkit changes --output), or SITE_DIR --since OLD")
+    if args.site_dir and not args.since:
+        raise SitemapkitError("SITE_DIR needs --since OLD: the folder or live URL of what was published before")
+    key = args.key or os.environ.get("INDEXNOW_KEY")
+    if not key:
+        raise SitemapkitError("give the IndexNow key: --key KEY, or the INDEXNOW_KEY environment variable")
+    try:
+        check_key(key, "key")
+    except ConfigError as error:
+        raise SitemapkitError(error.for_setting("--key" if args.key else "INDEXNOW_KEY")) from None
+    if args.changes:
+        changes = ChangeList.from_json(Path(args.changes).read_text(encoding="utf-8"), args.changes)
+    else:
+        changes = _change_list(args)
+        print(changes.summary())
+    submission = plan((change.url for change in changes.changes), changes.site, key, args.key_location)
+    if submission.refused:
+        count = len(submission.refused)
+        print(
+            f"sitemapkit: warning: {count:,} URL{'s' if count != 1 else ''} of the change list "
+            f"{'are' if count != 1 else 'is'} not on {submission.host}"
+            + (" below the key location's folder" if args.key_location else "")
+            + f", so not sent (such as {submission.refused[0]})",
+            file=sys.stderr,
+        )
+    bodies = submission.bodies()
+    plural = "s" if len(bodies) != 1 else ""
+    if args.dry_run:
+        for body in bodies:
+            print(f"POST {args.endpoint} {body.decode('utf-8')}")
+        print(
+            f"sitemapkit indexnow: dry run: {len(submission.urls):,} URLs in {len(bodies)} request{plural} "
+            f"to {args.endpoint}, key file {submission.key_location}; nothing sent"
+        )
+        return 0
+    if not submission.urls:
+        print("sitemapkit indexnow: no URL to submit; nothing sent")
+        return 0
+    verify_key_file(submission, timeout=args.timeout)
+    requests = submit(submission, args.endpoint, timeout=args.timeout)
+    print(
+        f"sitemapkit indexnow: {len(submission.urls):,} URLs submitted in {len(bodies)} request{plural} "
+        f"to {args.endpoint}" + (f" ({requests} with retries)" if requests != len(bodies) else "")
+    )
+    return 0
+
+
+def _add_change_flags(command: argparse.ArgumentParser, *, required: bool) -> None:
+    from ..audit.fetch import DEFAULT_TIMEOUT
+
+    command.add_argument(
+        "--since",
+        metavar="OLD",
+        required=required,
+        help="what was published before: a folder holding it, or the http(s) URL of the live site's "
+        "robots.txt, sitemap or index (only these are fetched, on that host)",
+    )
+    command.add_argument("--all", action="store_true", help="with nothing published before, list every URL as added")
+    command.add_argument(
+        "--base-url",
+        help="the URL SITE_DIR is published at (default: read from its sitemaps); "
+        "the sitemaps an index names are then looked for below it",
+    )
+    command.add_argument("--filename", default="sitemap.xml", help="entry point name (default sitemap.xml)")
+    command.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"most seconds one request may take (default {DEFAULT_TIMEOUT:g})",
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     top = _Parser(prog="sitemapkit", description="Correct, deterministic sitemaps for static sites.")
     top.add_argument("--version", action="version", version=f"sitemapkit {__version__}")
-    sub = top.add_subparsers(dest="command", required=True, metavar="{build,generate,check}")
+    sub = top.add_subparsers(dest="command", required=True, metavar="{build,generate,check,changes,indexnow}")
 
     build = sub.add_parser(
         "build",
@@ -297,6 +406,42 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--filename", default="sitemap.xml", help="entry point name (default sitemap.xml)")
     check.add_argument("--report-file", help="also write the problems to this file")
     check.set_defaults(run=cmd_check, parser=check)
+
+    changes = sub.add_parser(
+        "changes",
+        help="list the URLs added, updated and removed since the last deploy",
+        description="Compare the sitemaps SITE_DIR holds (built, not yet deployed) with those published "
+        "before (--since): every URL added, removed or whose lastmod changed. Sitemap files whose name and "
+        "bytes are the same on both sides are not parsed. Run it before the deploy step.",
+    )
+    changes.add_argument("site_dir", metavar="SITE_DIR")
+    changes.add_argument("--output", metavar="FILE", help="write the change list as JSON (for sitemapkit indexnow)")
+    _add_change_flags(changes, required=True)
+    changes.set_defaults(run=cmd_changes, parser=changes)
+
+    from ..protocol.indexnow import DEFAULT_ENDPOINT
+
+    indexnow = sub.add_parser(
+        "indexnow",
+        help="submit changed URLs to IndexNow, after the deploy",
+        description="Submit the URLs of a change list (--changes FILE), or of SITE_DIR against --since OLD, "
+        "to IndexNow. The key file (KEY.txt at the site's host root, or --key-location) is checked first.",
+    )
+    indexnow.add_argument("site_dir", metavar="SITE_DIR", nargs="?", help="the built site (with --since)")
+    indexnow.add_argument("--changes", metavar="FILE", help="a change list from sitemapkit changes --output")
+    indexnow.add_argument("--key", help="the IndexNow key (default: the INDEXNOW_KEY environment variable)")
+    indexnow.add_argument(
+        "--key-location", metavar="URL", help="where the key file is published, on the site's host (default: /KEY.txt)"
+    )
+    indexnow.add_argument(
+        "--endpoint",
+        metavar="URL",
+        default=DEFAULT_ENDPOINT,
+        help=f"the IndexNow endpoint (default {DEFAULT_ENDPOINT})",
+    )
+    indexnow.add_argument("--dry-run", action="store_true", help="print the requests it would send; send nothing")
+    _add_change_flags(indexnow, required=False)
+    indexnow.set_defaults(run=cmd_indexnow, parser=indexnow)
     return top
 
 

@@ -18,6 +18,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 from urllib.parse import urlsplit
 
 from .errors import ConfigError
+from .indexnow import check_key
 from .languages import language_tag
 from .limits import (
     DEFAULT_MAX_BYTES,
@@ -159,6 +160,12 @@ class Options:
         values="a plain file name ending in .txt or .json",
     )
     verbose: bool = _option(False, "list every excluded URL with its reason in the log, not only the counts")
+    indexnow_key: str | None = _option(
+        None,
+        "write KEY.txt, holding this IndexNow key, at the output root with the sitemaps, so the deploy "
+        "publishes the key file sitemapkit indexnow submits with (the build itself contacts nothing)",
+        values="8 to 128 characters of a-z, A-Z, 0-9 and -",
+    )
 
     def __post_init__(self) -> None:
         base = self.base_url
@@ -189,6 +196,8 @@ class Options:
             raise ConfigError("stylesheet_template", f"{self.stylesheet_template!r} is not a folder")
         if self.report_file is not None:
             _check_filename("report_file", self.report_file, (".txt", ".json"))
+        if self.indexnow_key is not None:
+            check_key(self.indexnow_key)
 
     def xml_companion(self) -> Options | None:
         """With ``format: txt``, the options of the ``sitemap.xml`` urlset written
@@ -205,6 +214,7 @@ class Options:
             robots_txt=False,
             report_file=None,
             gzip_copy=False,
+            indexnow_key=None,
             verbose=False,
         )
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..protocol.errors import ConfigError, OutputError
 from ..protocol.hostsettings import is_local_address
+from ..protocol.indexnow import key_file_name
 from ..protocol.encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, SitemapFile
 from ..protocol.model import Notice, Options, Report
 from ..protocol.robots import decode_robots_txt
@@ -156,9 +157,19 @@ def own_file_pattern(filename: str) -> re.Pattern[str]:
     stem, _, ext = filename.rpartition(".")
     stem = re.escape(stem)
     return re.compile(
-        rf"{stem}-[0-9a-f]{{10}}(?:[0-9a-f]{{8}})?(?:-\d+)?\.(?:xml|txt)(?:\.gz)?\Z"
-        rf"|{stem}-index-(?:\d+|[0-9a-f]{{16}})\.xml\Z"
+        rf"{stem}-[0-9a-f]{{10}}(?:[0-9a-f]{{8}})?{_SHARD_END}|{stem}-index-(?:\d+|[0-9a-f]{{16}})\.xml\Z"
     )
+
+
+# After a shard's hashes: a number when two shards share a first URL, the format.
+_SHARD_END = r"(?:-\d+)?\.(?:xml|txt)(?:\.gz)?\Z"
+
+
+def content_named_pattern(filename: str) -> re.Pattern[str]:
+    """Shards named by their content as well as their first URL (the crc32 of
+    their bytes, see encoder.ShardPlanner): one name, one content."""
+    stem = re.escape(filename.rpartition(".")[0])
+    return re.compile(rf"{stem}-[0-9a-f]{{18}}{_SHARD_END}")
 
 
 def content_index_name(filename: str, data: bytes) -> str:
@@ -210,11 +221,20 @@ def index_names(options: Options) -> list[str]:
     return names + [name + ".gz" for name in names]
 
 
+def key_file(options: Options) -> str | None:
+    """The IndexNow key file the run writes (``indexnow_key``), or None."""
+    return key_file_name(options.indexnow_key) if options.indexnow_key else None
+
+
 def check_names(options: Options) -> None:
     """The files one run writes never share a name: ``filename`` and
     ``report_file`` may name neither robots.txt, a shard, the stylesheet files,
-    the entry point nor each other. Raised before anything is written."""
+    the entry point, the IndexNow key file nor each other. Raised before anything
+    is written."""
     reserved = {ROBOTS_TXT: "robots.txt", STYLESHEET_NAME: "the stylesheet", FALLBACK_CSS_NAME: "the stylesheet"}
+    key = key_file(options)
+    if key is not None:
+        reserved[key] = "the IndexNow key file (indexnow_key)"
     if options.filename in reserved:
         raise ConfigError(
             "filename", f"{options.filename!r} is {reserved[options.filename]}, which a sitemap may not replace"
@@ -279,10 +299,12 @@ def _switch_order(name: str, options: Options) -> int:
     """When a staged file is renamed into place: the numbered extra indexes, then
     the entry point (the switch: until then nothing published has changed), its
     gzip copy and the stylesheet files (the browser view of the new set),
-    robots.txt (which names the entry points), the report last."""
+    robots.txt (which names the entry points), the report last. The IndexNow
+    key file goes with the browser view: a run stopped before the switch leaves
+    the key published before as it was."""
     if name in entry_names(options):
         return 2
-    if name in index_names(options) or name in (STYLESHEET_NAME, FALLBACK_CSS_NAME):
+    if name in index_names(options) or name in (STYLESHEET_NAME, FALLBACK_CSS_NAME, key_file(options)):
         return 3
     if name == ROBOTS_TXT:
         return 4
@@ -328,7 +350,7 @@ class Publication:
             render_stylesheet(_template_dir(self.options))
         if not self.folder.is_dir():
             raise OutputError(f"output folder {str(self.folder)!r} does not exist")
-        for name in [*index_names(self.options), ROBOTS_TXT, self.options.report_file]:
+        for name in [*index_names(self.options), ROBOTS_TXT, self.options.report_file, key_file(self.options)]:
             if name is not None and (self.folder / name).is_dir() and not (self.folder / name).is_symlink():
                 raise OutputError(f"{str(self.folder / name)!r} is a folder; sitemapkit writes a file there")
         self._lock.acquire()
@@ -340,6 +362,7 @@ class Publication:
                 STYLESHEET_NAME,
                 FALLBACK_CSS_NAME,
                 self.options.report_file,
+                key_file(self.options),
             }
             for entry in sorted(os.listdir(self.folder)):
                 temporary = _TEMPORARY.match(entry)
@@ -443,6 +466,12 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
     options = publication.options
     folder = publication.folder
     scope = Scope(options.base_url)
+    key = key_file(options)
+    if key is not None:
+        # Staged with the set, so the deploy that publishes these sitemaps
+        # publishes the key `sitemapkit indexnow` proves the site with. IndexNow:
+        # the file holds the key, "UTF-8 encoded", and nothing else.
+        publication.stage(key, str(options.indexnow_key).encode("utf-8"))
     report.urls = result.urls
     names = [f.name for f in files]
     entry_points = list(result.entry_points)
@@ -472,7 +501,7 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
             )
         else:
             report.notices.append(Notice("empty", "no page to list, so no sitemap was written"))
-        report.files = []
+        report.files = [key] if key is not None else []
         if options.report_file:
             publication.stage(options.report_file, report.details().encode("utf-8"))
         publication.commit(None)
@@ -492,6 +521,8 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
         publication.stage(STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts))
         publication.stage(FALLBACK_CSS_NAME, render_fallback_css(template_dir))
         names += [STYLESHEET_NAME, FALLBACK_CSS_NAME]
+    if key is not None:
+        names.append(key)
     report.files = sorted(names, key=lambda n: (n not in entry_points and n not in result.entry_points, n))
 
     sitemap_urls = [scope.prefix + name for name in entry_points]

@@ -54,6 +54,7 @@ def test_choices_and_bounds_are_the_protocol_constants() -> None:
         "stylesheet_template",
         "x_default",
         "report_file",
+        "indexnow_key",
     }
 
 

@@ -99,3 +99,11 @@ def test_a_missing_stylesheet_template_folder_names_the_option(project):
     assert "plugins.sitemapkit.stylesheet_template:" in result.stderr
     assert "is not a folder" in result.stderr
     assert not (project.site / "sitemap.xml").exists()
+
+
+def test_indexnow_key_writes_the_key_file_at_the_site_root(project):
+    key = "mkdocs-indexnow-key-1"
+    project.configure(sitemapkit={"indexnow_key": key})
+    site = project.build()
+    assert (site / f"{key}.txt").read_text() == key
+    assert (site / "sitemap.xml").is_file()

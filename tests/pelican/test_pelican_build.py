@@ -710,3 +710,10 @@ def test_stylesheet_template_folder_is_relative_to_pelicanconf(site, tmp_path, m
     result = site.cli()
     assert result.returncode == 0, result.stdout + result.stderr
     assert "the fixture's own stylesheet" in (site.output / "sitemap.xsl").read_text()
+
+
+def test_indexnow_key_writes_the_key_file_at_the_output_root(site):
+    key = "pelican-indexnow-key-1"
+    output = site.build(SITEMAPKIT={"indexnow_key": key})
+    assert (output / f"{key}.txt").read_text() == key
+    assert (output / "sitemap.xml").is_file()

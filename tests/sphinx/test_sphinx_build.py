@@ -795,3 +795,14 @@ def test_a_themes_404_page_from_html_collect_pages_is_an_error_page(project, tmp
     cli = run_sitemapkit("build", str(copy), "--base-url", BASE, "--verbose")
     assert cli.returncode == 0, cli.stderr
     assert f"excluded (error page): {BASE}404.html" in cli.stdout.splitlines()
+
+
+def test_indexnow_key_writes_the_key_file_at_the_output_root(project):
+    key = "sphinx-indexnow-key-1"
+    with (project / "conf.py").open("a") as conf:
+        conf.write(f"sitemapkit_indexnow_key = {key!r}\n")
+    out = project / "_build" / "html"
+    result = sphinx_build(project, out)
+    assert result.returncode == 0, result.stderr
+    assert (out / f"{key}.txt").read_text() == key
+    assert (out / "sitemap.xml").is_file()
