@@ -46,6 +46,8 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
             # release on PyPI (0.1.x) needs a zensical-ui that is not published; pip
             # takes the newest that installs.
             "zensical>=0.0.73",
+            # mike deploys the versioned fixtures (`sitemapkit versions`).
+            "mike>=2.2",
         ],
         ["tests/mkdocs"],
     ),
@@ -65,6 +67,7 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
             "mkdocs-material>=9.7,<9.8",
             "mkdocs-redirects>=1.2",
             "mkdocs-static-i18n>=1.3,<2",
+            "mike>=2.2",
         ],
         ["tests/mkdocs"],
     ),
@@ -72,7 +75,8 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         [".[test,pelican]", "pelican[markdown]==4.9.0", "pelican-seo", "pelican-i18n-subsites"],
         ["tests/pelican"],
     ),
-    "sphinx-oldest": ([".[test,sphinx]", "sphinx==7.4.0"], ["tests/sphinx"]),
+    # sphinx-multiversion 0.2.4 needs Sphinx < 9: the versioned fixture builds here.
+    "sphinx-oldest": ([".[test,sphinx]", "sphinx==7.4.0", "sphinx-multiversion==0.2.4"], ["tests/sphinx"]),
 }
 
 # The Python each environment runs on (unlisted: the one running tasks.py). A fresh

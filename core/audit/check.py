@@ -64,7 +64,7 @@ def check_site(
     """
     if not Path(site_dir).is_dir():
         raise SitemapkitError(f"{str(site_dir)!r} is not a folder")
-    site = _SiteFolder(site_dir)
+    site = SiteFolder(site_dir)
     scope = Scope(base_url)
     result = CheckResult()
     todo: list[tuple[str, str, int]] = []  # (file name, who named it, line)
@@ -120,7 +120,7 @@ def check_site(
 _NO_FILE = "has no file in the site"
 
 
-class _SiteFolder:
+class SiteFolder:
     """The regular files of the site folder, and nothing outside it.
 
     A path with a ``.`` or ``..`` segment, an empty segment (``//etc/passwd``) or a
@@ -166,6 +166,23 @@ class _SiteFolder:
             return Path(path), ""
         return None, _NO_FILE if stat.S_ISDIR(mode) else "is not a regular file"
 
+    def page_file(self, below: str) -> tuple[Path | None, str, str]:
+        """The file a static host serves for the page URL ``below`` (a decoded path
+        below the site folder: ``a/`` is ``a/index.html``; ``a`` is ``a``,
+        ``a.html`` or ``a/index.html``), or None and why not; and the first file
+        looked for."""
+        candidates = (
+            [below + "index.html"]
+            if below.endswith("/") or below == ""
+            else [below, below + ".html", below + "/index.html"]
+        )
+        found, why_not = None, _NO_FILE
+        for candidate in candidates:
+            found, why_not = self.file(candidate)
+            if found is not None or why_not != _NO_FILE:
+                break
+        return found, why_not, candidates[0]
+
 
 def _read_gzip(path: Path, limit: int) -> bytes | None:
     """The uncompressed bytes of the gzip file ``path``, or None when there are more
@@ -207,7 +224,7 @@ def _read_gzip(path: Path, limit: int) -> bytes | None:
     return bytes(out)
 
 
-def _check_gzip_copy(site: _SiteFolder, name: str, max_bytes: int, result: CheckResult) -> None:
+def _check_gzip_copy(site: SiteFolder, name: str, max_bytes: int, result: CheckResult) -> None:
     """A ``sitemap.xml.gz`` beside ``sitemap.xml`` is read by whoever was given its
     URL: it must hold the same bytes, not an older build's (or another generator's)
     sitemap."""
@@ -251,7 +268,7 @@ class _ParseState:
     line: int = 0
 
 
-def _check_file(site: _SiteFolder, name: str, scope: Scope, max_bytes: int, result: CheckResult) -> list[str]:
+def _check_file(site: SiteFolder, name: str, scope: Scope, max_bytes: int, result: CheckResult) -> list[str]:
     """Check one sitemap or index file; return the sitemap files an index names."""
     problems = result.problems
 
@@ -358,7 +375,7 @@ def _is_priority(text: str) -> bool:
         return False
 
 
-def _check_loc(text: str, line: int, problem, scope: Scope, site: _SiteFolder, in_index: bool) -> str | None:
+def _check_loc(text: str, line: int, problem, scope: Scope, site: SiteFolder, in_index: bool) -> str | None:
     if not is_uri(text):
         problem(line, f"loc {text!r} is not percent-encoded (spaces, non-ASCII or other characters RFC 3986 forbids)")
         return None
@@ -386,22 +403,13 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site: _SiteFolder, i
             problem(line, f"sitemap {text} {why_not}" + ("" if why_not == _NO_FILE else "; not opened"))
             return None
         return below
-    candidates = (
-        [below + "index.html"]
-        if below.endswith("/") or below == ""
-        else [below, below + ".html", below + "/index.html"]
-    )
-    found, why_not = None, _NO_FILE
-    for candidate in candidates:
-        found, why_not = site.file(candidate)
-        if found is not None or why_not != _NO_FILE:
-            break
+    found, why_not, looked_for = site.page_file(below)
     if found is None:
-        problem(line, f"{text} {why_not}" + (f" (looked for {candidates[0]})" if why_not == _NO_FILE else ""))
+        problem(line, f"{text} {why_not}" + (f" (looked for {looked_for})" if why_not == _NO_FILE else ""))
     return None
 
 
-def _check_text(raw: bytes, name: str, scope: Scope, site: _SiteFolder, result: CheckResult) -> list[str]:
+def _check_text(raw: bytes, name: str, scope: Scope, site: SiteFolder, result: CheckResult) -> list[str]:
     def problem(line: int, message: str) -> None:
         result.problems.append(Problem(name, line, message))
 

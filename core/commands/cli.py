@@ -1,8 +1,9 @@
-"""The ``sitemapkit`` command line: build, generate, check.
+"""The ``sitemapkit`` command line: build, generate, check, versions.
 
 ``build`` is the generic adapter for any static output folder (Hugo, Jekyll,
 hand-written HTML); ``generate`` streams a URL list, for very large sites;
-``check`` reads any generator's sitemaps. Bad input is one line on stderr and a
+``check`` reads any generator's sitemaps; ``versions`` writes the root sitemap of a
+versioned documentation site. Bad input is one line on stderr and a
 non-zero exit, never a traceback.
 """
 
@@ -46,7 +47,9 @@ _GENERATE_OPTIONS = (
     "report_file",
     "verbose",
 )
-_COMMAND_OPTIONS = {"build": _BUILD_OPTIONS, "generate": _GENERATE_OPTIONS}
+# The root files of a versioned site: the versions' pages are not read for a build.
+_VERSIONS_OPTIONS = ("gzip_copy", "robots_txt", "schema_location", "stylesheet", "verbose")
+_COMMAND_OPTIONS = {"build": _BUILD_OPTIONS, "generate": _GENERATE_OPTIONS, "versions": _VERSIONS_OPTIONS}
 
 
 def _add_option_flags(
@@ -236,10 +239,32 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if result.problems else 0
 
 
+def cmd_versions(args: argparse.Namespace) -> int:
+    from ..audit.versions import plan_root, publish_root
+
+    options = _options(args, _VERSIONS_OPTIONS)
+    names = None if args.versions is None else [name.strip() for name in args.versions.split(",")]
+    plan = plan_root(
+        Path(args.root), options.base_url, names=names, canonical=args.canonical, all_versions=args.all_versions
+    )
+    report = publish_root(Path(args.root), options, plan)
+    for notice in report.notices:
+        print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
+    version = plan.canonical.name
+    if plan.sitemaps:
+        what = f"the own sitemaps of {len(plan.sitemaps)} versions (--all-versions)"
+    else:
+        alias = f" (as {plan.chosen})" if plan.chosen != version else ""
+        what = f"the pages of {version}{alias}, {plan.why}"
+    print(f"sitemapkit: root sitemap of {args.root} lists {what}")
+    print(report.details().rstrip("\n") if options.verbose else report.summary())
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = _Parser(prog="sitemapkit", description="Correct, deterministic sitemaps for static sites.")
     top.add_argument("--version", action="version", version=f"sitemapkit {__version__}")
-    sub = top.add_subparsers(dest="command", required=True, metavar="{build,generate,check}")
+    sub = top.add_subparsers(dest="command", required=True, metavar="{build,generate,check,versions}")
 
     build = sub.add_parser(
         "build",
@@ -292,6 +317,36 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--filename", default="sitemap.xml", help="entry point name (default sitemap.xml)")
     check.add_argument("--report-file", help="also write the problems to this file")
     check.set_defaults(run=cmd_check, parser=check)
+
+    versions = sub.add_parser(
+        "versions",
+        help="write the root sitemap of a versioned documentation site (mike, sphinx-multiversion)",
+        description="Write ROOT's sitemap and robots.txt Sitemap: line so that crawlers reach one copy of "
+        "each page: the canonical version's, under the URL its canonical link names. Each version's "
+        "own sitemap (read by Material's version selector) is left as it is.",
+    )
+    versions.add_argument(
+        "root", metavar="ROOT", help="the folder served (a checkout of gh-pages, sphinx-multiversion's output)"
+    )
+    versions.add_argument(
+        "--canonical",
+        metavar="NAME",
+        help="the version (or alias) whose pages are listed (default: mike's canonical_version, "
+        "else the default the root index.html redirects to, else the newest release)",
+    )
+    versions.add_argument(
+        "--versions",
+        metavar="NAMES",
+        help="the version folders, comma-separated (default: mike's versions.json, "
+        "else the folders holding a sitemap sitemapkit wrote)",
+    )
+    versions.add_argument(
+        "--all-versions",
+        action="store_true",
+        help="list every version's own sitemap in a root index instead, for versions that really differ",
+    )
+    _add_option_flags(versions, _VERSIONS_OPTIONS)
+    versions.set_defaults(run=cmd_versions, parser=versions)
     return top
 
 
