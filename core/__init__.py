@@ -32,7 +32,7 @@ from .protocol.model import (
 )
 
 if TYPE_CHECKING:
-    from .site.lastmod import LastmodResult, resolve_lastmods
+    from .site.lastmod import LastmodResult, archive_lastmods, resolve_lastmods
     from .engine.pages import build_site
     from .site.frontmatter import FRONT_MATTER_DATE_ADVICE, front_matter_lastmod, front_matter_listed
 
@@ -43,6 +43,7 @@ from .protocol.version import __version__
 _LAZY = {
     "build_site": "engine.pages",
     "resolve_lastmods": "site.lastmod",
+    "archive_lastmods": "site.lastmod",
     "LastmodResult": "site.lastmod",
     "front_matter_lastmod": "site.frontmatter",
     "front_matter_listed": "site.frontmatter",
@@ -81,6 +82,7 @@ __all__ = [
     "SitemapkitError",
     "UrlError",
     "__version__",
+    "archive_lastmods",
     "build_site",
     "encode_path",
     "front_matter_lastmod",

@@ -312,8 +312,10 @@ def _plan_pages(plan: RootPlan, folder: SiteFolder, scope: Scope) -> None:
     when a page that is no redirect and names itself serves that URL."""
     version = plan.canonical
     own = {version.name, *version.aliases}
+    every_name = {name for v in plan.versions for name in (v.name, *v.aliases)}
     listed: dict[str, str | None] = {}
     loops: list[str] = []
+    broken: list[str] = []
     for loc, lastmod in _page_entries(folder, scope, f"{version.name}/{VERSION_SITEMAP}"):
         path, _, _ = folder.page_file(scope.file_below(loc) or "")
         if path is None:
@@ -325,12 +327,16 @@ def _plan_pages(plan: RootPlan, folder: SiteFolder, scope: Scope) -> None:
             continue
         target = facts.canonical_target or loc
         if target != loc:
-            if _top_folder(scope, target) not in own:
+            top = _top_folder(scope, target)
+            if top not in own and top in every_name:
                 plan.excluded.append(Excluded(loc, "canonical in another version", target))
                 continue
             target_path, _, _ = folder.page_file(scope.file_below(target) or "")
-            if target_path is None:
-                plan.excluded.append(Excluded(loc, "canonical names no page", target))
+            if target_path is None or top not in own:
+                # A canonical naming no page is broken: crawlers pass over it,
+                # so the page is listed under its own URL (as every build does).
+                broken.append(f"{loc} -> {target}")
+                listed.setdefault(scope.loc(loc), lastmod)
                 continue
             served = inspect_built_page(target_path, target)
             if served.reason == "redirect" and same_file_key(served.redirect_target or "") == same_file_key(loc):
@@ -346,6 +352,15 @@ def _plan_pages(plan: RootPlan, folder: SiteFolder, scope: Scope) -> None:
         Page(loc, lastmod=None if lastmod is None else parse_lastmod(lastmod))
         for loc, lastmod in sorted(listed.items())
     ]
+    if broken:
+        plan.notices.append(
+            Notice(
+                NOTICE_CODE,
+                f"the canonical links of {len(broken)} pages of {version.name} name no page of a version "
+                f"(e.g. {broken[0]}), so they are listed under their own URLs; build each version with its "
+                "own folder in its base URL (Sphinx: html_baseurl) for canonical links that lead somewhere",
+            )
+        )
     if loops:
         plan.notices.append(
             Notice(
