@@ -41,6 +41,8 @@ OPTION_TYPES: dict[str, frozenset[type]] = {
 OWN_SETTINGS = frozenset({"sitemapkit_languages"})
 
 BUILDERS = frozenset({"html", "dirhtml"})
+#: Where sphinx-polyversion hands each version's build its data.
+POLYVERSION_VARIABLE = "POLYVERSION_DATA"
 # File-wide metadata ``:sitemap: false`` keeps a document out of the sitemap.
 _OFF = frozenset({"false", "no", "off", "0"})
 
@@ -105,6 +107,8 @@ def _with_slash(url: str) -> str:
 class VersionBuild:
     """One version's build under sphinx-multiversion."""
 
+    #: The tool building it, and the version's name.
+    tool: str
     name: str
     #: The URL the version is served at: html_baseurl and the version's folder.
     base_url: str
@@ -115,35 +119,47 @@ class VersionBuild:
     revision: str | None = None
 
 
+def _served_at(app: Sphinx, folder: str) -> str:
+    """html_baseurl with the version's folder, unless it names it already."""
+    base = _with_slash(_base_url(app.config))
+    return base if urlsplit(base).path.endswith(f"/{folder}/") else base + folder + "/"
+
+
 def _version_build(app: Sphinx) -> VersionBuild | None:
-    """sphinx-multiversion's build of one version (``smv_current_version`` and
-    ``smv_metadata`` in the config), or None."""
+    """The build of one version by sphinx-multiversion (``smv_current_version``
+    and ``smv_metadata`` in the config) or sphinx-polyversion (its
+    ``POLYVERSION_DATA`` in the environment), or None."""
     current = getattr(app.config, "smv_current_version", "") or ""
     metadata = getattr(app.config, "smv_metadata", None) or {}
     data = metadata.get(current) if isinstance(metadata, dict) else None
-    if not current or not isinstance(data, dict):
-        return None
-    outputs = [str(m.get("outputdir")) for m in metadata.values() if isinstance(m, dict) and m.get("outputdir")]
     outdir = os.path.realpath(app.outdir)
+    if not current or not isinstance(data, dict):
+        if not os.environ.get(POLYVERSION_VARIABLE):
+            return None
+        # sphinx-polyversion writes each version into a folder named after it; its
+        # data names the commit, not the repository: the pages stay undated.
+        revision = (getattr(app.config, "html_context", None) or {}).get("current")
+        folder = os.path.basename(outdir)
+        return VersionBuild("sphinx-polyversion", str(getattr(revision, "name", folder)), _served_at(app, folder))
+    outputs = [str(m.get("outputdir")) for m in metadata.values() if isinstance(m, dict) and m.get("outputdir")]
     # The version's folder below the served root: what the versions' output
     # folders do not share (smv_outputdir_format, "{ref.name}" by default).
     common = os.path.realpath(os.path.commonpath(outputs)) if len(outputs) > 1 else os.path.dirname(outdir)
     folder = os.path.relpath(outdir, common).replace(os.sep, "/")
     if folder.startswith(".."):
         folder = os.path.basename(outdir)
-    base = _with_slash(_base_url(app.config))
-    if not urlsplit(base).path.endswith(f"/{folder}/"):
-        base += folder + "/"
     source = data.get("source")
     revision = f"refs/{source}/{current}" if source in ("tags", "heads", "remotes") else None
-    return VersionBuild(current, base, data.get("basedir"), str(app.confdir), revision)
+    return VersionBuild(
+        "sphinx-multiversion", current, _served_at(app, folder), data.get("basedir"), str(app.confdir), revision
+    )
 
 
 def _dated_by_revision(pages: list[sitemapkit.Page], version: VersionBuild) -> tuple[list[sitemapkit.Page], str]:
     """Pages built from a ``git archive`` copy, outside any work tree: dated by the
     history of the ref the copy was made from, or left undated (their file times
     are the archive's, one batch: no date at all is better than a false one)."""
-    how = "undated (sphinx-multiversion does not say which commit it built)"
+    how = f"undated ({version.tool} does not say which commit of which repository it built)"
     dates: dict = {}
     if version.archive and version.repository and version.revision:
         files = [f for page in pages for f in (page.source, *page.includes) if f is not None]
@@ -425,7 +441,7 @@ def write_sitemap(app: Sphinx, exception: BaseException | None) -> None:
     if version is not None:
         # The robots.txt advice is the root's business (sitemapkit versions).
         report.advice[:] = [
-            f"sphinx-multiversion {version.name}: pages listed at {version.base_url}, where it is served, "
+            f"{version.tool} {version.name}: pages listed at {version.base_url}, where it is served, "
             f"{dated}; no robots.txt in a version folder: run `sitemapkit versions` on the output folder "
             "for the root sitemap"
         ]

@@ -56,7 +56,7 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites"],
         ["tests/pelican"],
     ),
-    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3"], ["tests/sphinx"]),
+    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3"], ["tests/sphinx"]),
     # The oldest releases pyproject.toml allows, on the oldest Python it allows:
     # each builds the fixtures and runs its adapter's tests, as the newest do.
     "core-oldest": ([".[test]", "Jinja2==3.0.0"], ["tests/core"]),
@@ -75,8 +75,12 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         [".[test,pelican]", "pelican[markdown]==4.9.0", "pelican-seo", "pelican-i18n-subsites"],
         ["tests/pelican"],
     ),
-    # sphinx-multiversion 0.2.4 needs Sphinx < 9: the versioned fixture builds here.
-    "sphinx-oldest": ([".[test,sphinx]", "sphinx==7.4.0", "sphinx-multiversion==0.2.4"], ["tests/sphinx"]),
+    # sphinx-multiversion 0.2.4 needs Sphinx < 9: its versioned fixture builds here
+    # (sphinx-polyversion's in both).
+    "sphinx-oldest": (
+        [".[test,sphinx]", "sphinx==7.4.0", "sphinx-multiversion==0.2.4", "sphinx-polyversion>=3"],
+        ["tests/sphinx"],
+    ),
 }
 
 # The Python each environment runs on (unlisted: the one running tasks.py). A fresh

@@ -141,11 +141,18 @@ def _json_names(path: Path) -> set[str]:
 
 
 def _read_versions_json(path: Path) -> list[Version]:
-    """mike's ``versions.json``: a list of ``{"version": ..., "title": ..., "aliases": [...]}``."""
+    """mike's ``versions.json``: a list of ``{"version": ..., "title": ..., "aliases": [...]}``;
+    or sphinx-polyversion's: its revisions, each ``{"__jsonclass__": [class, [name, ...]]}``
+    (a version's folder is its name)."""
     try:
         data = json.loads(path.read_bytes())
     except ValueError as error:
         raise SitemapkitError(f"{str(path)!r} is not JSON ({error})") from None
+    if isinstance(data, list) and data and all(isinstance(item, dict) and "__jsonclass__" in item for item in data):
+        try:
+            return [Version(str(item["__jsonclass__"][1][0])) for item in data]
+        except (IndexError, KeyError, TypeError):
+            pass
     if not isinstance(data, list) or not all(
         isinstance(item, dict)
         and isinstance(item.get("version"), str)

@@ -1,10 +1,12 @@
 """Versioned Sphinx docs with the real sphinx-multiversion (it needs Sphinx < 9:
-the sphinx-oldest environment): a project at three git tags, each version
-built from its git archive copy, then `sitemapkit versions` on the output."""
+the sphinx-oldest environment) and sphinx-polyversion: a project at git tags,
+each version built from its git archive copy, then `sitemapkit versions` on the
+output."""
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +14,6 @@ from pathlib import Path
 import pytest
 
 from conftest import assert_valid, git, git_env, run_sitemapkit, sitemap_entries, usp_pages
-
-pytest.importorskip("sphinx_multiversion")
 
 BASE = "https://docs.example.org/"
 START = dt.datetime(2023, 5, 1, 9, 30, tzinfo=dt.timezone.utc)
@@ -39,6 +39,7 @@ def commit(root: Path, when: dt.datetime, files: dict[str, str], tag: str | None
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    pytest.importorskip("sphinx_multiversion")  # needs Sphinx < 9: the sphinx-oldest environment
     root = tmp_path_factory.mktemp("smv") / "project"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
@@ -108,3 +109,61 @@ def test_root_index_over_the_versions(built):
     assert done.returncode == 0, done.stderr
     assert_valid(out / "sitemap.xml")
     assert b"v1.0/sitemap.xml" in (out / "sitemap.xml").read_bytes()
+
+
+# sphinx-polyversion's configuration script: each tag's docs built with
+# sphinx-build in this environment (no per-version virtual environment).
+POLY = """\
+from pathlib import Path
+from sphinx_polyversion.driver import DefaultDriver
+from sphinx_polyversion.environment import Environment
+from sphinx_polyversion.git import Git, file_predicate
+from sphinx_polyversion.sphinx import SphinxBuilder
+
+root = Git.root(Path(__file__).parent)
+DefaultDriver(
+    root,
+    "poly-out",
+    vcs=Git(branch_regex=r"^$", tag_regex=r"v[\\d.]+", predicate=file_predicate([Path("docs")])),
+    builder=SphinxBuilder(Path("docs"), args=["-W"]),
+    env=Environment.factory(),
+).run(False, True)
+"""
+POLY_CONF = """\
+from sphinx_polyversion.api import load
+
+load(globals())
+project = "Versioned"
+extensions = ["sitemapkit.plugins.sphinx"]
+html_baseurl = "https://docs.example.org/"
+"""
+
+
+def test_sphinx_polyversion_versions_listed_where_served_undated_without_warnings(tmp_path):
+    pytest.importorskip("sphinx_polyversion")
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    page = {"docs/index.rst": "Home\n====\n\nText.\n"}
+    commit(root, START, {"docs/conf.py": POLY_CONF, "poly.py": POLY, **page}, "v1.0")
+    commit(root, START + dt.timedelta(days=5), {"docs/index.rst": "Home\n====\n\nMore.\n"}, "v2.0")
+    env = git_env()
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    done = subprocess.run([sys.executable, "poly.py"], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = root / "poly-out"
+    for version in ("v1.0", "v2.0"):
+        entries = sitemap_entries(out / version)
+        # Built from an archive whose repository the tool does not name: undated,
+        # and no warning (-W passed).
+        assert entries == {
+            f"{BASE}{version}/{name}": {"lastmod": None, "alternates": []} for name in ("genindex.html", "index.html")
+        }
+        assert not (out / version / "robots.txt").exists()
+    done = run_sitemapkit("versions", str(out), "--base-url", BASE)
+    assert done.returncode == 0, done.stderr
+    assert "the pages of v2.0, the newest release" in done.stdout
+    assert sorted(usp_pages((out / "sitemap.xml").read_bytes())) == [
+        f"{BASE}v2.0/genindex.html",
+        f"{BASE}v2.0/index.html",
+    ]
