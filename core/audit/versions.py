@@ -204,19 +204,23 @@ def _newest_first(versions: list[Version]) -> list[Version]:
     return sorted(releases, key=lambda v: release_key(v.name) or (), reverse=True)
 
 
+def _parsed(name: str, path: Path) -> ElementTree.Element:
+    """The root element of the sitemap file ``name`` at ``path``."""
+    if path.stat().st_size > _SITEMAP_READ_LIMIT:
+        raise SitemapkitError(f"{name} is larger than a sitemap may be")
+    try:
+        return ElementTree.parse(path).getroot()
+    except ElementTree.ParseError as error:
+        raise SitemapkitError(f"{name} is no well-formed XML ({error})") from None
+
+
 def _page_entries(folder: SiteFolder, scope: Scope, name: str) -> Iterator[tuple[str, str | None]]:
     """(loc, lastmod as written) of every URL the sitemap ``name`` (below the root) lists,
     and of the sitemaps its index lists."""
     path, why = folder.file(name)
     if path is None:
         raise SitemapkitError(f"{name} {why}")
-    if path.stat().st_size > _SITEMAP_READ_LIMIT:
-        raise SitemapkitError(f"{name} is larger than a sitemap may be")
-    try:
-        tree = ElementTree.parse(path)
-    except ElementTree.ParseError as error:
-        raise SitemapkitError(f"{name} is no well-formed XML ({error})") from None
-    top = tree.getroot()
+    top = _parsed(name, path)
     if top.tag == _SITEMAP_NS + "sitemapindex":
         for item in top.findall(_SITEMAP_NS + "sitemap"):
             below = scope.file_below((item.findtext(_SITEMAP_NS + "loc") or "").strip())
@@ -229,6 +233,26 @@ def _page_entries(folder: SiteFolder, scope: Scope, name: str) -> Iterator[tuple
     for item in top.findall(_SITEMAP_NS + "url"):
         lastmod = item.findtext(_SITEMAP_NS + "lastmod")
         yield (item.findtext(_SITEMAP_NS + "loc") or "").strip(), lastmod.strip() if lastmod else None
+
+
+def _version_sitemaps(folder: SiteFolder, scope: Scope, name: str) -> list[tuple[str, str | None]]:
+    """The sitemap files (below the root, with their newest lastmod) a version's
+    ``name`` stands for: itself, or the shards its index lists (an index may not
+    list an index)."""
+    path, why = folder.file(name)
+    if path is None:
+        raise SitemapkitError(f"{name} {why}")
+    top = _parsed(name, path)
+    if top.tag != _SITEMAP_NS + "sitemapindex":
+        return [(name, newest_lastmod_in(path.read_bytes()))]
+    shards = []
+    for item in top.findall(_SITEMAP_NS + "sitemap"):
+        below = scope.file_below((item.findtext(_SITEMAP_NS + "loc") or "").strip())
+        if below is None:
+            raise SitemapkitError(f"{name} lists a sitemap outside the root")
+        lastmod = item.findtext(_SITEMAP_NS + "lastmod")
+        shards.append((below, lastmod.strip() if lastmod else None))
+    return shards
 
 
 def _top_folder(scope: Scope, url: str) -> str | None:
@@ -306,9 +330,7 @@ def plan_root(
     plan = RootPlan(versions, by_name[chosen], chosen, why)
     if all_versions:
         for version in sorted(versions, key=lambda v: v.name):
-            name = f"{version.name}/{VERSION_SITEMAP}"
-            path, _ = folder.file(name)
-            plan.sitemaps.append((name, None if path is None else newest_lastmod_in(path.read_bytes())))
+            plan.sitemaps.extend(_version_sitemaps(folder, scope, f"{version.name}/{VERSION_SITEMAP}"))
         return plan
     _plan_pages(plan, folder, scope)
     return plan

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_sitemapkit, sitemap_entries
+from conftest import assert_valid, run_sitemapkit, sitemap_entries, usp_pages
 
 from sitemapkit.audit.versions import release_key
 from sitemapkit.protocol.encoder import written_by_sitemapkit
@@ -15,7 +15,7 @@ from sitemapkit.protocol.encoder import written_by_sitemapkit
 BASE = "https://docs.example.org/"
 
 
-def version_folder(root: Path, name: str, pages: tuple[str, ...] = ("index.html", "guide.html")) -> Path:
+def version_folder(root: Path, name: str, pages: tuple[str, ...] = ("index.html", "guide.html"), *flags: str) -> Path:
     folder = root / name
     folder.mkdir(parents=True)
     for page in pages:
@@ -23,7 +23,7 @@ def version_folder(root: Path, name: str, pages: tuple[str, ...] = ("index.html"
         (folder / page).write_text(
             f'<html><head><link rel="canonical" href="{url}"><title>{name}</title></head><body>{name}</body></html>'
         )
-    done = run_sitemapkit("build", str(folder), "--base-url", f"{BASE}{name}/", "--lastmod", "none")
+    done = run_sitemapkit("build", str(folder), "--base-url", f"{BASE}{name}/", "--lastmod", "none", *flags)
     assert done.returncode == 0, done.stderr
     return folder
 
@@ -89,3 +89,30 @@ def test_odd_layouts_are_one_line(tmp_path, layout, message):
     assert done.stderr.splitlines() == [f"sitemapkit: error: {done.stderr.splitlines()[0][19:]}"]
     assert message in done.stderr
     assert sorted(p.name for p in root.iterdir()) == before
+
+
+def test_all_versions_lists_each_versions_sitemaps_never_an_index(tmp_path):
+    from lxml import etree
+
+    root = tmp_path / "site"
+    version_folder(root, "1.0")
+    # Sharded: 2.0's sitemap.xml is an index; the root index lists its shards.
+    version_folder(root, "2.0", ("index.html", "guide.html", "more.html"), "--max-urls", "1")
+    assert b"<sitemapindex" in (root / "2.0" / "sitemap.xml").read_bytes()
+    done = versions(root, "--all-versions")
+    assert done.returncode == 0, done.stderr
+    listed = etree.fromstring((root / "sitemap.xml").read_bytes()).findtext(".//{*}loc")
+    locs = [e.text for e in etree.fromstring((root / "sitemap.xml").read_bytes()).iterfind(".//{*}loc")]
+    assert listed == f"{BASE}1.0/sitemap.xml" and len(locs) == 4
+    assert all(loc.startswith(f"{BASE}2.0/sitemap-") for loc in locs[1:])
+    assert_valid(root / "sitemap.xml")
+    # Every page of both versions, through the files the root index lists.
+    assert sum(len(usp_pages(root / loc[len(BASE) :])) for loc in locs) == 5
+    (root / "1.0" / "sitemap.xml").write_text("<urlset")
+    (root / "1.0" / "index.html").unlink()
+    done = versions(root, "--all-versions", "--versions", "1.0,2.0")
+    assert (
+        done.returncode == 2
+        and done.stderr.splitlines() == [done.stderr.splitlines()[0]]
+        and "1.0/sitemap.xml is no well-formed XML" in done.stderr
+    )
