@@ -45,7 +45,7 @@ from .protocol.hostsettings import (
 )
 
 if TYPE_CHECKING:
-    from .site.lastmod import LastmodResult, resolve_lastmods
+    from .site.lastmod import LastmodResult, archive_lastmods, resolve_lastmods
     from .engine.companion import XML_COMPANION_NOTE, build_xml_companion
     from .engine.pages import build_site
     from .site.frontmatter import FRONT_MATTER_DATE_ADVICE, front_matter_lastmod, front_matter_listed
@@ -59,6 +59,7 @@ _LAZY = {
     "build_xml_companion": "engine.companion",
     "XML_COMPANION_NOTE": "engine.companion",
     "resolve_lastmods": "site.lastmod",
+    "archive_lastmods": "site.lastmod",
     "LastmodResult": "site.lastmod",
     "front_matter_lastmod": "site.frontmatter",
     "front_matter_listed": "site.frontmatter",
@@ -104,6 +105,7 @@ __all__ = [
     "UrlError",
     "XML_COMPANION_NOTE",
     "__version__",
+    "archive_lastmods",
     "base_url_setting",
     "beside_config_file",
     "build_site",

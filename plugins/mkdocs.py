@@ -62,6 +62,9 @@ if TYPE_CHECKING:
 
 log = get_plugin_logger(__name__)
 
+#: What ``mike deploy`` sets to the version it builds (mike.mkdocs_utils.docs_version_var).
+MIKE_VERSION_VARIABLE = "MIKE_DOCS_VERSION"
+
 
 def _config_option(spec: OptionSpec) -> c.BaseConfigOption:
     """MkDocs' type check for one option. Unset (``None``) means the core's default,
@@ -94,6 +97,9 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         self.options: Options | None = None
         # The final Files of each build in this run: one, or one per language.
         self.files: list[Files] = []
+        # The settings as written, and what the adapter did under `mike deploy`.
+        self.settings: dict[str, Any] = {}
+        self.under_mike: str | None = None
 
     def load_config(self, options: dict[str, Any], config_file_path: str | None = None):
         """MkDocs only warns of a key its schema lacks (an error only under
@@ -135,9 +141,15 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
             self.options = Options.from_mapping(settings, base_url=site_url)
         except ConfigError as error:
             raise PluginError(MKDOCS_SETTINGS.message(error)) from None
+        self.settings = settings
+        self.under_mike = None
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        # Every plugin's on_config has run: mike's rewrite of site_url is done,
+        # wherever mike stands in `plugins:`.
+        if self.options is not None and not _is_i18n_language_build(config):
+            self._serve_as_mike_version(config)
         # Once sitemap.xml is no static template, MkDocs would copy the raw Jinja file
         # from its templates folder into site_dir as a theme asset. With site_url the
         # core overwrites it; without it (or with another filename) it would be served.
@@ -145,6 +157,40 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         if template is not None and template.src_dir in config.theme.dirs:
             files.remove(template)
         return files
+
+    def _serve_as_mike_version(self, config: MkDocsConfig) -> None:
+        """Under ``mike deploy`` (MIKE_DOCS_VERSION set): list the pages at the
+        URLs mike serves them at, ``site_url`` + the version's folder, whatever
+        ``canonical_version`` made of ``site_url``. The version's pages whose
+        canonical links name the same pages in the canonical version are its
+        copies, kept in its own sitemap for Material's version selector. A
+        version folder is never the host root: no robots.txt of its own."""
+        version = os.environ.get(MIKE_VERSION_VARIABLE, "").strip()
+        if not version or self.options is None:
+            return
+        mike = config.plugins.get("mike")
+        canonical = getattr(mike, "config", {}).get("canonical_version") if mike is not None else None
+        rewritten = (canonical or version) if mike is not None else ""
+        site_url = str(config.site_url or self.options.base_url)
+        # mike's on_config: site_url = urljoin(site_url, canonical_version or version).
+        original = site_url[: -len(rewritten)] if rewritten and site_url.endswith(rewritten) else site_url
+        original = original if original.endswith("/") else original + "/"
+        settings = {**self.settings, "robots_txt": False}
+        if canonical and canonical != version:
+            settings["check_canonical"] = False
+        try:
+            self.options = Options.from_mapping(settings, base_url=original + version + "/")
+        except ConfigError as error:
+            raise PluginError(MKDOCS_SETTINGS.message(error)) from None
+        said = f"mike deploy {version}: pages listed at {self.options.base_url}, where mike serves them"
+        if canonical and canonical != version:
+            said += (
+                f"; their canonical links name {original}{canonical}/ (canonical_version), "
+                "so they stay listed as this version's copies for the version selector"
+            )
+        self.under_mike = said + (
+            "; no robots.txt in a version folder: run `sitemapkit versions` on the gh-pages checkout for the root sitemap"
+        )
 
     def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
         self.files.append(files)
@@ -178,6 +224,9 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
             raise PluginError(MKDOCS_SETTINGS.message(error)) from None
         except SitemapkitError as error:
             raise PluginError(f"sitemapkit: {error}") from None
+        if self.under_mike is not None:
+            # The robots.txt advice is the root's business (sitemapkit versions).
+            report.advice[:] = [self.under_mike]
         for notice, text in report.log_lines(verbose=self.options.verbose):
             if notice is None:
                 # The summary names sitemapkit itself: logged without the plugin logger's prefix.

@@ -41,6 +41,8 @@ OPTION_TYPES: dict[str, frozenset[type]] = {
 OWN_SETTINGS = frozenset({"sitemapkit_languages"})
 
 BUILDERS = frozenset({"html", "dirhtml"})
+#: Where sphinx-polyversion hands each version's build its data.
+POLYVERSION_VARIABLE = "POLYVERSION_DATA"
 # File-wide metadata ``:sitemap: false`` keeps a document out of the sitemap.
 _OFF = frozenset({"false", "no", "off", "0"})
 
@@ -63,14 +65,100 @@ def _why_no_sitemap(config: Config) -> str | None:
     )
 
 
-def _options(app: Sphinx) -> sitemapkit.Options:
+def _options(app: Sphinx, version: VersionBuild | None = None) -> sitemapkit.Options:
     settings = {name: getattr(app.config, f"sitemapkit_{name}") for name in OPTION_TYPES}
     # Folders in conf.py are relative to conf.py, as Sphinx's own paths are.
     settings = sitemapkit.beside_config_file(settings, app.confdir)
+    base_url = _base_url(app.config)
+    if version is not None:
+        # A version folder is never the host root: the root's robots.txt line is
+        # `sitemapkit versions`' to write. Canonical links made from an
+        # html_baseurl without the version folder name no page of this version.
+        settings["robots_txt"] = False
+        if version.base_url != _with_slash(base_url):
+            settings["check_canonical"] = False
+        base_url = version.base_url
     try:
-        return sitemapkit.Options.from_mapping(settings, base_url=_base_url(app.config))
+        return sitemapkit.Options.from_mapping(settings, base_url=base_url)
     except sitemapkit.ConfigError as error:
         raise _translate(error) from None
+
+
+def _with_slash(url: str) -> str:
+    return url if url.endswith("/") else url + "/"
+
+
+@dataclasses.dataclass(frozen=True)
+class VersionBuild:
+    """One version's build under sphinx-multiversion."""
+
+    #: The tool building it, and the version's name.
+    tool: str
+    name: str
+    #: The URL the version is served at: html_baseurl and the version's folder.
+    base_url: str
+    #: The ``git archive`` copy the version is built from, the repository it came
+    #: from and the ref it is (None when the tool does not say).
+    archive: str | None = None
+    repository: str | None = None
+    revision: str | None = None
+
+
+def _served_at(app: Sphinx, folder: str) -> str:
+    """html_baseurl with the version's folder, unless it names it already."""
+    base = _with_slash(_base_url(app.config))
+    return base if urlsplit(base).path.endswith(f"/{folder}/") else base + folder + "/"
+
+
+def _version_build(app: Sphinx) -> VersionBuild | None:
+    """The build of one version by sphinx-multiversion (``smv_current_version``
+    and ``smv_metadata`` in the config) or sphinx-polyversion (its
+    ``POLYVERSION_DATA`` in the environment), or None."""
+    current = getattr(app.config, "smv_current_version", "") or ""
+    metadata = getattr(app.config, "smv_metadata", None) or {}
+    data = metadata.get(current) if isinstance(metadata, dict) else None
+    outdir = os.path.realpath(app.outdir)
+    if not current or not isinstance(data, dict):
+        if not os.environ.get(POLYVERSION_VARIABLE):
+            return None
+        # sphinx-polyversion writes each version into a folder named after it; its
+        # data names the commit, not the repository: the pages stay undated.
+        revision = (getattr(app.config, "html_context", None) or {}).get("current")
+        folder = os.path.basename(outdir)
+        return VersionBuild("sphinx-polyversion", str(getattr(revision, "name", folder)), _served_at(app, folder))
+    outputs = [str(m.get("outputdir")) for m in metadata.values() if isinstance(m, dict) and m.get("outputdir")]
+    # The version's folder below the served root: what the versions' output
+    # folders do not share (smv_outputdir_format, "{ref.name}" by default).
+    common = os.path.realpath(os.path.commonpath(outputs)) if len(outputs) > 1 else os.path.dirname(outdir)
+    folder = os.path.relpath(outdir, common).replace(os.sep, "/")
+    if folder.startswith(".."):
+        folder = os.path.basename(outdir)
+    source = data.get("source")
+    revision = f"refs/{source}/{current}" if source in ("tags", "heads", "remotes") else None
+    return VersionBuild(
+        "sphinx-multiversion", current, _served_at(app, folder), data.get("basedir"), str(app.confdir), revision
+    )
+
+
+def _dated_by_revision(pages: list[sitemapkit.Page], version: VersionBuild) -> tuple[list[sitemapkit.Page], str]:
+    """Pages built from a ``git archive`` copy, outside any work tree: dated by the
+    history of the ref the copy was made from, or left undated (their file times
+    are the archive's, one batch: no date at all is better than a false one)."""
+    how = f"undated ({version.tool} does not say which commit of which repository it built)"
+    dates: dict = {}
+    if version.archive and version.repository and version.revision:
+        files = [f for page in pages for f in (page.source, *page.includes) if f is not None]
+        try:
+            dates = sitemapkit.archive_lastmods(files, version.archive, version.repository, version.revision).dates
+            how = f"dated by the history of {version.revision}"
+        except sitemapkit.SitemapkitError as error:
+            how = f"undated ({error})"
+    dated = []
+    for page in pages:
+        known = [d for f in (page.source, *page.includes) if f is not None and (d := dates.get(Path(f))) is not None]
+        lastmod = page.lastmod if page.lastmod is not None else (max(known) if known else None)
+        dated.append(dataclasses.replace(page, lastmod=lastmod, source=None, includes=()))
+    return dated, how
 
 
 def _language_bases(config: Config) -> tuple[str, dict[str, str]]:
@@ -326,18 +414,29 @@ def write_sitemap(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or app.builder.name not in BUILDERS or _why_no_sitemap(app.config) is not None:
         return
     try:
-        options = _options(app)
+        version = _version_build(app)
+        options = _options(app, version)
         pages = _pages(app)
         if app.config.sitemapkit_languages:
             listed = _with_alternates(pages, *_language_bases(app.config))
         else:
             listed = list(pages.values())
+        if version is not None:
+            listed, dated = _dated_by_revision(listed, version)
         try:
             report = sitemapkit.build_site(listed, options, Path(app.outdir))
         except sitemapkit.SitemapkitError as error:
             raise _translate(error) from None
     except SitemapkitSphinxError as error:
         _stop(error)
+    if version is not None:
+        # The robots.txt advice is the root's business (sitemapkit versions).
+        report.advice[:] = [
+            f"{version.tool} {version.name}: pages listed at {version.base_url}, where it is served, "
+            f"{dated}; no robots.txt in a version folder: run `sitemapkit versions` on the output folder "
+            "for the root sitemap"
+        ]
+        report.undated_generated.clear()
     for notice, text in report.log_lines(verbose=options.verbose):
         if notice is None:
             logger.info(text)

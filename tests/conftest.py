@@ -175,11 +175,10 @@ def sitemap_entries(out_dir: Path, entry: str = "sitemap.xml") -> dict[str, dict
     return found
 
 
-def git(root: Path, *args: str, when=None) -> None:
-    """Run git in ``root`` unaffected by the user's git settings; ``when`` (a
-    datetime) dates a commit. Fixture copies become repositories with known dates."""
+def git_env(when=None) -> dict[str, str]:
+    """The environment of git (and of tools that commit, mike) unaffected by the
+    user's git settings; ``when`` (a datetime) dates the commits made."""
     import os
-    import subprocess
 
     env = {
         **os.environ,
@@ -192,7 +191,15 @@ def git(root: Path, *args: str, when=None) -> None:
     }
     if when is not None:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
-    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    return env
+
+
+def git(root: Path, *args: str, when=None) -> None:
+    """Run git in ``root`` unaffected by the user's git settings; ``when`` (a
+    datetime) dates a commit. Fixture copies become repositories with known dates."""
+    import subprocess
+
+    subprocess.run(["git", *args], cwd=root, env=git_env(when), check=True, capture_output=True)
 
 
 @pytest.fixture

@@ -48,6 +48,8 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
             # release on PyPI (0.1.x) needs a zensical-ui that is not published; pip
             # takes the newest that installs.
             "zensical>=0.0.73",
+            # mike deploys the versioned fixtures (`sitemapkit versions`).
+            "mike>=2.2",
         ],
         ["tests/mkdocs"],
     ),
@@ -56,7 +58,7 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites"],
         ["tests/pelican"],
     ),
-    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3"], ["tests/sphinx"]),
+    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3"], ["tests/sphinx"]),
     # The oldest releases pyproject.toml allows, on the oldest Python it allows:
     # each builds the fixtures and runs its adapter's tests, as the newest do.
     "core-oldest": ([".[test]", "Jinja2==3.0.0"], ["tests/core"]),
@@ -70,6 +72,7 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
             "mkdocs-material>=9.7,<9.8",
             "mkdocs-redirects>=1.2",
             "mkdocs-static-i18n>=1.3,<2",
+            "mike>=2.2",
         ],
         ["tests/mkdocs"],
     ),
@@ -77,7 +80,12 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         [".[test,pelican]", "pelican[markdown]==4.9.0", "pelican-seo", "pelican-i18n-subsites"],
         ["tests/pelican"],
     ),
-    "sphinx-oldest": ([".[test,sphinx]", "sphinx==7.4.0"], ["tests/sphinx"]),
+    # sphinx-multiversion 0.2.4 needs Sphinx < 9: its versioned fixture builds here
+    # (sphinx-polyversion's in both).
+    "sphinx-oldest": (
+        [".[test,sphinx]", "sphinx==7.4.0", "sphinx-multiversion==0.2.4", "sphinx-polyversion>=3"],
+        ["tests/sphinx"],
+    ),
 }
 
 # The Python each environment runs on (unlisted: the one running tasks.py). A fresh

@@ -166,6 +166,23 @@ class SiteFolder:
             return Path(path), ""
         return None, NO_FILE if stat.S_ISDIR(mode) else "is not a regular file"
 
+    def page_file(self, below: str) -> tuple[Path | None, str, str]:
+        """The file a static host serves for the page URL ``below`` (a decoded path
+        below the site folder: ``a/`` is ``a/index.html``; ``a`` is ``a``,
+        ``a.html`` or ``a/index.html``), or None and why not; and the first file
+        looked for."""
+        candidates = (
+            [below + "index.html"]
+            if below.endswith("/") or below == ""
+            else [below, below + ".html", below + "/index.html"]
+        )
+        found, why_not = None, NO_FILE
+        for candidate in candidates:
+            found, why_not = self.file(candidate)
+            if found is not None or why_not != NO_FILE:
+                break
+        return found, why_not, candidates[0]
+
 
 def _read_gzip(path: Path, limit: int) -> bytes | None:
     """:func:`inflate_at_most` of the gzip file ``path``."""
@@ -462,18 +479,9 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site: SiteFolder, in
             problem(line, f"sitemap {text} {why_not}" + ("" if why_not == NO_FILE else "; not opened"))
             return None
         return below
-    candidates = (
-        [below + "index.html"]
-        if below.endswith("/") or below == ""
-        else [below, below + ".html", below + "/index.html"]
-    )
-    found, why_not = None, NO_FILE
-    for candidate in candidates:
-        found, why_not = site.file(candidate)
-        if found is not None or why_not != NO_FILE:
-            break
+    found, why_not, looked_for = site.page_file(below)
     if found is None:
-        problem(line, f"{text} {why_not}" + (f" (looked for {candidates[0]})" if why_not == NO_FILE else ""))
+        problem(line, f"{text} {why_not}" + (f" (looked for {looked_for})" if why_not == NO_FILE else ""))
     return None
 
 

@@ -1,9 +1,10 @@
-"""The ``sitemapkit`` command line: build, generate, check, changes, indexnow.
+"""The ``sitemapkit`` command line: build, generate, check, changes, indexnow, versions.
 
 ``build`` is the generic adapter for any static output folder (Hugo, Jekyll,
 hand-written HTML); ``generate`` streams a URL list, for very large sites;
 ``check`` reads any generator's sitemaps; ``changes`` lists what a deploy
-changes and ``indexnow`` submits it. Bad input is one line on stderr and a
+changes and ``indexnow`` submits it; ``versions`` writes the root sitemap of a
+versioned documentation site. Bad input is one line on stderr and a
 non-zero exit, never a traceback.
 """
 
@@ -49,7 +50,9 @@ _GENERATE_OPTIONS = (
     "verbose",
     "indexnow_key",
 )
-_COMMAND_OPTIONS = {"build": _BUILD_OPTIONS, "generate": _GENERATE_OPTIONS}
+# The root files of a versioned site: the versions' pages are not read for a build.
+_VERSIONS_OPTIONS = ("gzip_copy", "robots_txt", "schema_location", "stylesheet", "verbose")
+_COMMAND_OPTIONS = {"build": _BUILD_OPTIONS, "generate": _GENERATE_OPTIONS, "versions": _VERSIONS_OPTIONS}
 
 
 def _add_option_flags(
@@ -350,10 +353,30 @@ def _add_change_flags(command: argparse.ArgumentParser, *, required: bool) -> No
     )
 
 
+def cmd_versions(args: argparse.Namespace) -> int:
+    from ..audit.versions import plan_root, publish_root
+
+    options = _options(args, _VERSIONS_OPTIONS)
+    names = None if args.versions is None else [name.strip() for name in args.versions.split(",")]
+    plan = plan_root(
+        Path(args.root), options.base_url, names=names, canonical=args.canonical, all_versions=args.all_versions
+    )
+    report = publish_root(Path(args.root), options, plan)
+    version = plan.canonical.name
+    if plan.sitemaps:
+        what = f"the own sitemaps of {len(plan.sitemaps)} versions (--all-versions)"
+    else:
+        alias = f" (as {plan.chosen})" if plan.chosen != version else ""
+        what = f"the pages of {version}{alias}, {plan.why}"
+    print(f"sitemapkit: root sitemap of {args.root} lists {what}")
+    _show(report, options)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = _Parser(prog="sitemapkit", description="Correct, deterministic sitemaps for static sites.")
     top.add_argument("--version", action="version", version=f"sitemapkit {__version__}")
-    sub = top.add_subparsers(dest="command", required=True, metavar="{build,generate,check,changes,indexnow}")
+    sub = top.add_subparsers(dest="command", required=True, metavar="{build,generate,check,changes,indexnow,versions}")
 
     build = sub.add_parser(
         "build",
@@ -442,6 +465,36 @@ def parser() -> argparse.ArgumentParser:
     indexnow.add_argument("--dry-run", action="store_true", help="print the requests it would send; send nothing")
     _add_change_flags(indexnow, required=False)
     indexnow.set_defaults(run=cmd_indexnow, parser=indexnow)
+
+    versions = sub.add_parser(
+        "versions",
+        help="write the root sitemap of a versioned documentation site (mike, sphinx-multiversion)",
+        description="Write ROOT's sitemap and robots.txt Sitemap: line so that crawlers reach one copy of "
+        "each page: the canonical version's, under the URL its canonical link names. Each version's "
+        "own sitemap (read by Material's version selector) is left as it is.",
+    )
+    versions.add_argument(
+        "root", metavar="ROOT", help="the folder served (a checkout of gh-pages, sphinx-multiversion's output)"
+    )
+    versions.add_argument(
+        "--canonical",
+        metavar="NAME",
+        help="the version (or alias) whose pages are listed (default: mike's canonical_version, "
+        "else the default the root index.html redirects to, else the newest release)",
+    )
+    versions.add_argument(
+        "--versions",
+        metavar="NAMES",
+        help="the version folders, comma-separated (default: mike's versions.json, "
+        "else the folders holding a sitemap sitemapkit wrote)",
+    )
+    versions.add_argument(
+        "--all-versions",
+        action="store_true",
+        help="list every version's own sitemap in a root index instead, for versions that really differ",
+    )
+    _add_option_flags(versions, _VERSIONS_OPTIONS)
+    versions.set_defaults(run=cmd_versions, parser=versions)
     return top
 
 

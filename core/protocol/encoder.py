@@ -466,6 +466,23 @@ def _index_head(options: Options) -> str:
     return head + ">\n"
 
 
+def written_by_sitemapkit(start: bytes) -> bool:
+    """Whether ``start``, the first bytes of a sitemap file, are in the one form
+    this encoder writes: its declaration, its stylesheet lines when there are
+    any, the root element and the first entry on the next line. Other
+    generators' sitemaps (MkDocs' own indents its entries) are told apart by it:
+    ``sitemapkit versions`` finds version folders by the sitemaps sitemapkit wrote."""
+    text = start.decode("utf-8", "replace")
+    if not text.startswith(_XML_DECLARATION):
+        return False
+    text = text[len(_XML_DECLARATION) :].removeprefix(_STYLESHEET_PI)
+    for root, first in (("urlset", URL_OPEN), ("sitemapindex", "<sitemap><loc>")):
+        if text.startswith(f'<{root} xmlns="{SITEMAP_NS}"'):
+            _, _, rest = text.partition(">\n")
+            return rest.startswith(first) or rest.startswith(f"</{root}>")
+    return False
+
+
 # How many pages are formatted before the sequencer sees them: large enough that
 # per-batch work vanishes, small enough to stream.
 _BATCH = 4096
@@ -564,3 +581,15 @@ def _indexes(shards, options: Options, scope: Scope, stem: str, result: EncodeRe
             name = f"{stem}.xml" if number == 1 else name
         result.entry_points.append(name)
         yield SitemapFile(name, (head + "".join(items) + foot).encode("ascii"), "sitemapindex", len(items))
+
+
+def encode_index(
+    sitemaps: Iterable[tuple[str, str | None]], options: Options, result: EncodeResult
+) -> Iterator[SitemapFile]:
+    """The index files listing ``sitemaps`` (each the path of a sitemap below the
+    base URL and its newest lastmod as written, or None), the first named
+    ``options.filename``: an index over sitemaps another run wrote (the version
+    folders' own, for ``sitemapkit versions --all-versions``)."""
+    listed = list(sitemaps)
+    result.urls = len(listed)
+    yield from _indexes(listed, options, Scope(options.base_url), ShardPlanner(options).stem, result)

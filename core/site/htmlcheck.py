@@ -154,6 +154,8 @@ class HeadFacts:
     modified: tuple[str, ...] = ()
     #: ``<link rel="alternate" hreflang="..." href="...">``: (hreflang, absolute URL).
     alternates: tuple[tuple[str, str], ...] = ()
+    #: The absolute URL a meta-refresh redirect stub sends the visitor to.
+    redirect_target: str | None = None
 
     def declared_date(self) -> dt.date | dt.datetime | None:
         """The first of the head's dates (most trusted first) that is a date; one
@@ -281,16 +283,19 @@ def inspect_built_page(
             canonical_target = min(targets)
 
     reason = None
-    if noindex and found.noindex:
-        reason = "noindex"
-    elif redirects and found.refresh_target is not None:
+    redirect_target = None
+    if redirects and found.refresh_target is not None:
         target = _resolve(base, found.refresh_target)
         # A refresh to the page itself is a timed reload, not a redirect.
         if target is not None and same_file_key(target) != page_key:
-            reason = "redirect"
+            redirect_target = target
+    if noindex and found.noindex:
+        reason = "noindex"
+    elif redirect_target is not None:
+        reason = "redirect"
     if reason is None and canonical_target is not None:
         reason = "canonical"
-    return HeadFacts(reason, canonical_target, modified, declared)
+    return HeadFacts(reason, canonical_target, modified, declared, redirect_target)
 
 
 _LD_JSON_OPEN = re.compile(rb"<script\b[^>]*application/ld\+json[^>]*>", re.IGNORECASE)

@@ -28,7 +28,7 @@ from ..protocol.errors import ConfigError
 from ..protocol.model import LASTMOD_SOURCES, NOTICE_EXAMPLES, Notice
 from ..protocol.urls import HTML_SUFFIXES
 
-__all__ = ["NOTICE_CODE", "LastmodResult", "resolve_lastmods"]
+__all__ = ["NOTICE_CODE", "LastmodResult", "archive_lastmods", "resolve_lastmods"]
 
 #: The code of every notice this module gives (Sphinx: ``sitemapkit.lastmod``).
 NOTICE_CODE = "lastmod"
@@ -556,10 +556,12 @@ def _uncommitted_files(top: str, scope: str) -> set[bytes]:
     return dirty
 
 
-def _last_commits(repo: _Repo, wanted: Mapping[bytes, object]) -> tuple[dict[bytes, int | None], list[bytes]]:
+def _last_commits(
+    repo: _Repo, wanted: Mapping[bytes, object], revision: str = "HEAD"
+) -> tuple[dict[bytes, int | None], list[bytes]]:
     """Commit time of the last change of each wanted name, from one ``git log``.
 
-    The history read is the first-parent chain of HEAD: the commits of the branch
+    The history read is the first-parent chain of ``revision`` (HEAD): the commits of the branch
     being built, where a merge stands for everything it brought, dated when it
     landed. A side-branch commit counts only through its merge, and only if the
     merge changed the file on this branch (a fix repeated on a side branch changes
@@ -584,7 +586,7 @@ def _last_commits(repo: _Repo, wanted: Mapping[bytes, object]) -> tuple[dict[byt
         "-c",
         "log.diffMerges=first-parent",
         "log",
-        "HEAD",
+        revision,
         "--first-parent",
         "-m",
         # The first commit (and a shallow clone's boundary) lists every file as
@@ -646,6 +648,40 @@ def _last_commits(repo: _Repo, wanted: Mapping[bytes, object]) -> tuple[dict[byt
         found[name] = None
         cut_short.append(name)
     return found, cut_short
+
+
+def archive_lastmods(
+    sources: Iterable[Path | str], archive: Path | str, repository: Path | str, revision: str
+) -> LastmodResult[Path]:
+    """Last change of each file of ``archive``, a copy of ``revision``'s tree made
+    outside any work tree (``git archive``: sphinx-multiversion builds each
+    version from one), from the first-parent history of ``revision`` in the git
+    repository holding ``repository``: each file by its path below ``archive``,
+    as :func:`resolve_lastmods` dates a work tree's files from HEAD. A file that
+    is not below ``archive`` or not in that history gets None. Raises
+    :class:`ConfigError` (option ``lastmod``) when git cannot read the history."""
+    paths = list(dict.fromkeys(Path(p) for p in sources))
+    top = os.path.realpath(archive)
+    try:
+        repo = _find_repo(os.fspath(repository)) if shutil.which("git") else None
+    except _GitRefused as refusal:
+        raise ConfigError("lastmod", f"git cannot read {os.fspath(repository)!r}: {refusal}") from None
+    if repo is None:
+        raise ConfigError("lastmod", f"{os.fspath(repository)!r} is in no git repository to date {revision} by")
+    wanted: dict[bytes, list[Path]] = {}
+    for path in paths:
+        relative = os.path.relpath(os.path.realpath(path), top)
+        if not relative.startswith(os.pardir):
+            wanted.setdefault(os.fsencode(relative.replace(os.sep, "/")), []).append(path)
+    try:
+        times, cut_short = _last_commits(repo, wanted, revision) if wanted else ({}, [])
+    except _GitRefused as refusal:
+        raise ConfigError("lastmod", f"git cannot read the history of {revision}: {refusal}") from None
+    dates: dict[Path, dt.datetime | None] = dict.fromkeys(paths)
+    for name, when in times.items():
+        for path in wanted[name]:
+            dates[path] = None if when is None else dt.datetime.fromtimestamp(when, _UTC)
+    return LastmodResult(dates, [], set())
 
 
 def _nul_fields(stream: IO[bytes]) -> Iterator[bytes]:
