@@ -10,13 +10,17 @@ things in a built page's ``<head>`` say a URL is not one of them:
 * a ``<meta http-equiv="refresh">`` sending the visitor to another URL, the
   redirect stubs generators write for moved pages.
 
-Only the head is read (at most :data:`HEAD_READ_LIMIT` bytes, up to ``</head>``
-or ``<body``), in UTF-8 or the charset a ``<meta>`` declares, or in UTF-16 when
-the page starts with its byte order mark. A page whose head holds none of the words these checks look
-for (``robots``, ``googlebot``, ``canonical``, ``refresh``) is passed over
-unparsed; of the others only the ``<meta>``, ``<link>`` and ``<base>`` tags that
-hold one of them reach the HTML parser. Checking a page costs about 0.1 ms,
-little next to building it (``tests/benchmarks/bench_htmlcheck.py``).
+Only the head is read, as a browser reads it (:mod:`sitemapkit.site.htmlscan`): it
+ends at the first body content, never at a ``</head>`` or ``<body`` inside a
+comment, a script, a style, a title, an attribute value or a ``<template>``; a tag
+inside those, or inside a ``<noscript>`` (read with scripting on), is not the
+head's. At most :data:`HEAD_READ_LIMIT` bytes are read, in UTF-8 or the charset a
+``<meta>`` declares, or in UTF-16 when the page starts with its byte order mark. A
+page whose head holds none of the words these checks look for (``robots``,
+``googlebot``, ``canonical``, ``refresh``) is passed over once its end is found;
+of the others only the ``<meta>``, ``<link>`` and ``<base>`` tags that hold one of
+them reach the HTML parser (``tests/benchmarks/bench_htmlcheck.py`` measures the
+cost next to building the pages).
 
 How two URLs are compared (see :func:`sitemapkit.urls.comparable_url`): scheme and host are
 case-insensitive, a default port (80, 443) equals none, percent-escapes are

@@ -134,6 +134,8 @@ _SIMPLE_RUN, _SIMPLE_TOKEN = _grammar(lambda: rb"[^>]*")
 _QUOTED_GREATER_THAN = re.compile(
     rb"=[\t\n\f\r ]*(?:\"" + _atomic(rb"[^\">]*") + rb"|'" + _atomic(rb"[^'>]*") + rb")(?:>|\Z)"
 )
+# "</head>", whitespace, then the body's start tag: how most heads end.
+_BODY_AFTER_HEAD = re.compile(rb"(?:</(?i:head)>)?[\t\n\f\r ]*<(?i:body)(?=[\t\n\f\r />])")
 # Where a plain head ends, searched for in the bytes; the reader then checks it.
 _HEAD_END_IN_BYTES = re.compile(rb"</(?i:head)[\t\n\f\r />]|<(?i:body)[\t\n\f\r />]")
 
@@ -296,6 +298,11 @@ class HeadReader:
         while True:
             if self._position < self._simple_until:
                 self._run(data, _SIMPLE_RUN, _SIMPLE_TOKEN, self._simple_until)
+                body = _BODY_AFTER_HEAD.match(data, self._position) if self._templates == 0 else None
+                if body is not None:
+                    # The common end, "</head>" then "<body", read at once.
+                    self.end = body.end() - len(b"<body")
+                    return
             self._run(data, _PLAIN_RUN, _PLAIN_TOKEN, size)
             run_end = self._position
             if run_end == size:
