@@ -10,13 +10,17 @@ things in a built page's ``<head>`` say a URL is not one of them:
 * a ``<meta http-equiv="refresh">`` sending the visitor to another URL, the
   redirect stubs generators write for moved pages.
 
-Only the head is read (at most :data:`HEAD_READ_LIMIT` bytes, up to ``</head>``
-or ``<body``), in UTF-8 or the charset a ``<meta>`` declares, or in UTF-16 when
-the page starts with its byte order mark. A page whose head holds none of the words these checks look
-for (``robots``, ``googlebot``, ``canonical``, ``refresh``) is passed over
-unparsed; of the others only the ``<meta>``, ``<link>`` and ``<base>`` tags that
-hold one of them reach the HTML parser. Checking a page costs about 0.1 ms,
-little next to building it (``tests/benchmarks/bench_htmlcheck.py``).
+Only the head is read, as a browser reads it (:mod:`sitemapkit.site.htmlscan`): it
+ends at the first body content, never at a ``</head>`` or ``<body`` inside a
+comment, a script, a style, a title, an attribute value or a ``<template>``; a tag
+inside those, or inside a ``<noscript>`` (read with scripting on), is not the
+head's. At most :data:`HEAD_READ_LIMIT` bytes are read, in UTF-8 or the charset a
+``<meta>`` declares, or in UTF-16 when the page starts with its byte order mark. A
+page whose head holds none of the words these checks look for (``robots``,
+``googlebot``, ``canonical``, ``refresh``) is passed over once its end is found;
+of the others only the ``<meta>``, ``<link>`` and ``<base>`` tags that hold one of
+them reach the HTML parser (``tests/benchmarks/bench_htmlcheck.py`` measures the
+cost next to building the pages).
 
 How two URLs are compared (see :func:`sitemapkit.urls.comparable_url`): scheme and host are
 case-insensitive, a default port (80, 443) equals none, percent-escapes are
@@ -48,22 +52,16 @@ from pathlib import Path
 
 from ..protocol.dates import parse_lastmod
 from ..protocol.urls import SCHEME, encode_path, resolve_web_reference, same_file_key
+from .htmlscan import HeadReader
 
 #: Bytes read from the start of each page at most. A head is a few KiB; a page
 #: whose head runs past this (inline scripts and styles) is checked on what fits.
 HEAD_READ_LIMIT = 65_536
 
-# The head ends at the first of these; a page that omits the optional <head>
-# and </head> tags still starts its body with <body.
-_HEAD_END = re.compile(rb"</head[\s>]|<body[\s>/]", re.IGNORECASE)
-
 # Reads grow through these sizes until the head has ended. Most heads end within
-# the first (a Pelican or Sphinx head is 1-3 KiB); reading 16 KiB at once cost
-# 1.2 µs a page more, more than the second read a longer head then needs.
+# the first (a Pelican or Sphinx head is 1-3 KiB); a longer one is read on from
+# where the first read stopped, never from its start again.
 _READ_SIZES = (4_096, 16_384, HEAD_READ_LIMIT)
-# The longest match of _HEAD_END, less one: a new read is searched from this many
-# bytes before its start, so a tag cut in two by a read is still found.
-_HEAD_END_OVERLAP = len(b"</head>") - 1
 # Windows would translate line ends without O_BINARY. O_NONBLOCK: opening a FIFO
 # handed over as a page returns at once instead of waiting for a writer forever
 # (regular files ignore the flag).
@@ -102,35 +100,11 @@ _NOINDEX_DIRECTIVES = frozenset({"noindex", "none"})
 # mistake "noindex nofollow" meaning what its author meant, as crawlers read it.
 _DIRECTIVE_SEPARATORS = re.compile(r"[\s,]+")
 
-# One left-to-right pass over the head, after the HTML tokenizer's rules where
-# they matter here: comments and raw-text elements are skipped whole (a <meta>
-# inside them is text), every other tag is skipped whole (a "<meta" inside an
-# attribute value is text), and only <meta>, <link> and <base> tags are kept.
-# Quotes delimit a value only right after "=", as in the tokenizer. The kept tags
-# then go to html.parser, which parses their attributes and character
-# references; feeding it the whole head would cost several times as much.
+# Where the head ends and which tags it holds are read by htmlscan's tokenizer, as a
+# browser reads them. The <meta>, <link> and <base> tags that hold a marker then go
+# to html.parser, which parses their attributes and character references; feeding
+# it the whole head would cost several times as much.
 
-
-def _tag_body(name: str) -> bytes:
-    # Attributes up to the closing ">". "(?=(?P<x>...))(?P=x)" matches like an
-    # atomic group (Python 3.10 has none): never backtracked into, so a tag cut
-    # off by the read limit costs linear time, not exponential. An unquoted "<"
-    # ends the attempt, so a run of broken tags cannot make the scan quadratic.
-    return (
-        rb"(?=(?P<" + name.encode() + rb">(?:[^<>=\"']+|[\"']|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s<>]*))*))"
-        rb"(?P=" + name.encode() + rb")"
-    )
-
-
-_HEAD_TOKENS = re.compile(
-    rb"<!--(?:-?>|(?:[^-]+|-(?!-!?>))*(?:--!?>)?)"
-    rb"|<(?P<raw>script|style|title|textarea|xmp|iframe|noembed|noframes)(?=[\s/>])"
-    + _tag_body("raw_attributes")
-    + rb">(?:[^<]+|<(?!/(?P=raw)[\s/>]))*"
-    rb"|(?P<kept><(?:meta|link|base)(?=[\s/>])" + _tag_body("kept_attributes") + rb">)"
-    rb"|<[A-Za-z/!?]" + _tag_body("attributes") + rb">",
-    re.DOTALL | re.IGNORECASE,
-)
 
 # "[^<>]": a search from each "<meta" stops at the next "<", so a head full of
 # unclosed "<meta" is scanned once, not once for every one of them.
@@ -228,7 +202,8 @@ def inspect_built_page(
         + (_DATE_MARKERS if dates else ())
         + (_HREFLANG_MARKERS if alternates else ())
     )
-    head = _read_head(path)
+    data, reader = _read_head(path)
+    head = data[: reader.end]
     lowered = head.lower()
     # Each search runs through the head (a marker is rare), so each is made once.
     hits = [marker for marker in markers if marker in lowered]
@@ -236,13 +211,15 @@ def inspect_built_page(
         return _NO_FACTS
     if hits == [b"canonical"] and lowered.count(b"canonical") == 1:
         # The common case, kept cheap: the one canonical link names the page itself,
-        # written exactly as its URL (as MkDocs, Material and Sphinx write it).
+        # written exactly as its URL (as MkDocs, Material and Sphinx write it). Were
+        # it inside a comment or a script, the head would name no canonical at all.
         own = url.encode("utf-8", "surrogatepass")
         if b'rel="canonical" href="' + own + b'"' in head:
             return _NO_FACTS
 
     found = _HeadParser()
-    found.feed(_decode(relevant_tags(head, markers), head))
+    wanted = _marker_pattern(markers).search
+    found.feed(_decode(b"".join(tag for tag in reader.tags() if wanted(tag)), head))
     found.close()
 
     # Relative URLs in the page resolve against its <base href>, if it has one.
@@ -255,7 +232,7 @@ def inspect_built_page(
     if dates:
         modified = tuple(found.dates[name] for name in HEAD_DATE_PROPERTIES if name in found.dates)
         if b"datemodified" in lowered:
-            modified += json_ld_modified(head)
+            modified += json_ld_modified(reader.scripts())
     declared: tuple[tuple[str, str], ...] = ()
     if alternates and found.hreflang_links:
         pairs = ((code, _resolve(base, href)) for code, href in found.hreflang_links)
@@ -298,20 +275,20 @@ def inspect_built_page(
     return HeadFacts(reason, canonical_target, modified, declared, redirect_target)
 
 
-_LD_JSON_OPEN = re.compile(rb"<script\b[^>]*application/ld\+json[^>]*>", re.IGNORECASE)
-_SCRIPT_CLOSE = re.compile(rb"</script", re.IGNORECASE)
+_LD_JSON = re.compile(rb"application/ld\+json", re.IGNORECASE)
 
 
-def json_ld_modified(head: bytes) -> tuple[str, ...]:
-    """The ``dateModified`` values of the JSON-LD blocks in ``head``: of the top
-    object first, then of the ``@graph`` nodes (as Yoast and other SEO plugins
-    write them), a web page or article node before the others."""
+def json_ld_modified(scripts: list[tuple[bytes, bytes]]) -> tuple[str, ...]:
+    """The ``dateModified`` values of the JSON-LD blocks among a head's
+    ``scripts`` (start tag, text): of the top object first, then of the ``@graph``
+    nodes (as Yoast and other SEO plugins write them), a web page or article node
+    before the others."""
     found: list[str] = []
-    for opening in _LD_JSON_OPEN.finditer(head):
-        closing = _SCRIPT_CLOSE.search(head, opening.end())
-        body = head[opening.end() : closing.start() if closing else len(head)]
+    for tag, text in scripts:
+        if not _LD_JSON.search(tag):
+            continue
         try:
-            data = json.loads(body.decode("utf-8", errors="replace"))
+            data = json.loads(text.decode("utf-8", errors="replace"))
         except ValueError:
             continue  # broken JSON: crawlers pass over it too
         for node in data if isinstance(data, list) else [data]:
@@ -335,45 +312,43 @@ def _is_page_node(node: dict) -> bool:
     )
 
 
-def _read_head(path: Path | str) -> bytes:
-    """The start of the file up to where its head ends, at most HEAD_READ_LIMIT bytes.
+def _read_head(path: Path | str) -> tuple[bytes, HeadReader]:
+    """The start of the file, read until its head has ended (at most
+    HEAD_READ_LIMIT bytes), and the reader that found where (``reader.end``).
 
     os.open and os.read rather than open(): the file object's buffer and checks
     cost about as much as the reading itself (4 of 13 microseconds a page).
     """
+    reader = HeadReader()
     fd = os.open(path, _OPEN_FLAGS)
     try:
-        head = os.read(fd, _READ_SIZES[0])
-        if not head and not stat.S_ISREG(os.fstat(fd).st_mode):
+        data = os.read(fd, _READ_SIZES[0])
+        if not data and not stat.S_ISREG(os.fstat(fd).st_mode):
             # A FIFO without a writer reads as empty: no page, and nothing checked.
             raise OSError(errno.EINVAL, "not a regular file", str(path))
-        if head[:2] in _UTF16_BOMS:
-            return _utf16_head(fd, head)
-        end = _HEAD_END.search(head)
-        if end is not None:
-            return head[: end.start()]
+        if data[:2] in _UTF16_BOMS:
+            data = _utf16_head(fd, data)
+            reader.read(data, final=True)
+            return data, reader
         for size in _READ_SIZES:
-            searched_from = max(0, len(head) - _HEAD_END_OVERLAP)
             # A regular file returns less than asked for only at its end, but a
             # read may also stop short (a signal, some network file systems).
-            while len(head) < size:
-                chunk = os.read(fd, size - len(head))
+            while len(data) < size:
+                chunk = os.read(fd, size - len(data))
                 if not chunk:
                     break
-                head += chunk
-            end = _HEAD_END.search(head, searched_from)
-            if end is not None:
-                return head[: end.start()]
-            if len(head) < size:
-                return head  # the whole file, and no end of head in it
-        return head
+                data += chunk
+            # The reader goes on from where it stopped in the last read.
+            if reader.read(data, final=len(data) < size or size == HEAD_READ_LIMIT):
+                break
+        return data, reader
     finally:
         os.close(fd)
 
 
 def _utf16_head(fd: int, start: bytes) -> bytes:
-    """The head of a UTF-16 page whose first bytes ``start`` (BOM included) were
-    read from ``fd``, as UTF-8: at most HEAD_READ_LIMIT bytes of the file."""
+    """The first HEAD_READ_LIMIT bytes of a UTF-16 page whose first bytes
+    ``start`` (BOM included) were read from ``fd``, as UTF-8."""
     data = start
     while len(data) < HEAD_READ_LIMIT:
         chunk = os.read(fd, HEAD_READ_LIMIT - len(data))
@@ -383,9 +358,7 @@ def _utf16_head(fd: int, start: bytes) -> bytes:
     encoding = _UTF16_BOMS[data[:2]]
     body = data[2 : len(data) - (len(data) % 2)]
     # A character cut in two by the read limit becomes U+FFFD, as a browser shows it.
-    head = body.decode(encoding, errors="replace").encode("utf-8")
-    end = _HEAD_END.search(head)
-    return head if end is None else head[: end.start()]
+    return body.decode(encoding, errors="replace").encode("utf-8")
 
 
 class _HeadParser(HTMLParser):
@@ -521,12 +494,13 @@ def _strip_url(value: str) -> str:
 
 
 def relevant_tags(head: bytes, markers: tuple[bytes, ...]) -> bytes:
-    """The ``<meta>``, ``<link>`` and ``<base>`` tags of ``head`` that hold one of
-    ``markers`` (any ``<base>``), outside comments and raw-text elements."""
+    """The ``<meta>``, ``<link>`` and ``<base>`` tags the page that starts with
+    ``head`` holds in its head (as a browser builds it) that hold one of
+    ``markers`` (any ``<base>``)."""
+    reader = HeadReader()
+    reader.read(head, final=True)
     wanted = _marker_pattern(markers).search
-    return b"".join(
-        tag for tag in (token.group("kept") for token in _HEAD_TOKENS.finditer(head)) if tag is not None and wanted(tag)
-    )
+    return b"".join(tag for tag in reader.tags() if wanted(tag))
 
 
 @functools.lru_cache(maxsize=None)

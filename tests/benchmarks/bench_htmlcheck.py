@@ -23,6 +23,12 @@ build_site reads in the same pass (with), and prints both side by side; a third
 of its pages declare dates and alternates, so the parser runs for them. The
 budget is held by the "with" figure.
 
+With ``--baseline FILE`` (another version of ``core/site/htmlcheck.py``, e.g.
+``git show main:core/site/htmlcheck.py > /tmp/htmlcheck_main.py``), the
+synthetic measurement also times that module's checks on the same pages, in
+turns with this tree's, and prints the ratio of the two: a change's cost, side
+by side in one run.
+
 The figure of merit is the checks' median time over rounds divided by the build
 time; the budget is 2% (``--budget 0.02``). Exit status 1 when over budget. The
 checks run on warm files, as they do in a build that has just written them.
@@ -31,6 +37,7 @@ checks run on warm files, as they do in a build that has just written them.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import random
 import statistics
@@ -40,7 +47,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sitemapkit.site.htmlcheck import check_built_page, inspect_built_page
+from sitemapkit.site import htmlcheck
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE_URL = "https://bench.example.org/"
@@ -137,8 +144,20 @@ def synthetic_page(number: int, rng: random.Random) -> tuple[str, bytes]:
     return url, html.encode("utf-8")
 
 
-def check_all(pages: list[tuple[Path, str]]) -> tuple[float, dict[str | None, int]]:
+def load_baseline(path: Path):
+    """Another version of htmlcheck.py, loaded beside this tree's (its relative
+    imports resolve in the installed sitemapkit.site)."""
+    spec = importlib.util.spec_from_file_location("sitemapkit.site.htmlcheck_baseline", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def check_all(pages: list[tuple[Path, str]], module=htmlcheck) -> tuple[float, dict[str | None, int]]:
     reasons: dict[str | None, int] = {}
+    check_built_page = module.check_built_page
     started = time.perf_counter()
     for path, url in pages:
         reason, _target = check_built_page(path, url)
@@ -146,15 +165,16 @@ def check_all(pages: list[tuple[Path, str]]) -> tuple[float, dict[str | None, in
     return time.perf_counter() - started, reasons
 
 
-def inspect_all(pages: list[tuple[Path, str]]) -> float:
+def inspect_all(pages: list[tuple[Path, str]], module=htmlcheck) -> float:
     """The checks plus the head's dates and hreflang alternates, as build_site reads them."""
+    inspect_built_page = module.inspect_built_page
     started = time.perf_counter()
     for path, url in pages:
         inspect_built_page(path, url, dates=True, alternates=True)
     return time.perf_counter() - started
 
 
-def measure_synthetic(folder: Path, count: int, rounds: int) -> tuple[float, float, dict]:
+def measure_synthetic(folder: Path, count: int, rounds: int, baseline=None) -> tuple[float, float, dict]:
     rng = random.Random(20261129)
     generated = [synthetic_page(n, rng) for n in range(count)]
     write_times = []
@@ -171,13 +191,21 @@ def measure_synthetic(folder: Path, count: int, rounds: int) -> tuple[float, flo
         write_times.append(time.perf_counter() - started)
     check_times = []
     inspect_times = []
+    baseline_check_times = []
+    baseline_inspect_times = []
     reasons: dict = {}
     for _ in range(rounds):
         # Side by side, alternating: the checks alone (without), then with the
-        # head's dates and alternates read too (with).
+        # head's dates and alternates read too (with); the baseline's in turn.
         seconds, reasons = check_all(pages)
         check_times.append(seconds)
         inspect_times.append(inspect_all(pages))
+        if baseline is not None:
+            seconds, baseline_reasons = check_all(pages, baseline)
+            baseline_check_times.append(seconds)
+            baseline_inspect_times.append(inspect_all(pages, baseline))
+            if baseline_reasons != reasons:
+                print(f"synthetic: the baseline finds {baseline_reasons}, this tree {reasons}")
     size = sum(len(data) for _url, data in generated) / count / 1024
     print(f"synthetic: {count} pages of {size:.1f} KiB on average; reasons {reasons}")
     without, with_facts = statistics.median(check_times), statistics.median(inspect_times)
@@ -187,6 +215,14 @@ def measure_synthetic(folder: Path, count: int, rounds: int) -> tuple[float, flo
         f"with dates and alternates {with_facts * 1e3 / count:.3f} ms a page ({with_facts / build:.2%}); "
         f"ratio {with_facts / without:.2f}x"
     )
+    if baseline is not None:
+        old_without = statistics.median(baseline_check_times)
+        old_with = statistics.median(baseline_inspect_times)
+        print(
+            f"synthetic: baseline {baseline.__file__}: checks only {old_without * 1e3 / count:.3f} ms a page, "
+            f"with dates and alternates {old_with * 1e3 / count:.3f} ms a page; "
+            f"this tree against it: {without / old_without:.2f}x checks only, {with_facts / old_with:.2f}x with"
+        )
     check_times = inspect_times  # the budget holds for what build_site reads
     return statistics.median(write_times), statistics.median(check_times), reasons
 
@@ -323,13 +359,17 @@ def main() -> int:
     parser.add_argument("--mkdocs", type=Path, default=ROOT / ".venvs" / "mkdocs" / "bin" / "mkdocs")
     parser.add_argument("--no-sphinx", action="store_true", help="skip the real Sphinx build")
     parser.add_argument("--no-mkdocs", action="store_true", help="skip the real MkDocs (Material) build")
+    parser.add_argument(
+        "--baseline", type=Path, help="another htmlcheck.py to time side by side on the synthetic pages"
+    )
     args = parser.parse_args()
 
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     over_budget = False
     with tempfile.TemporaryDirectory(prefix="bench-htmlcheck-") as tmp:
         folder = Path(tmp)
-        write_seconds, check_seconds, _reasons = measure_synthetic(folder, args.pages, args.rounds)
+        baseline = load_baseline(args.baseline) if args.baseline else None
+        write_seconds, check_seconds, _reasons = measure_synthetic(folder, args.pages, args.rounds, baseline)
         per_page = check_seconds / args.pages * 1e6
         print(
             f"  writing the pages {write_seconds:.3f}s; checking them {check_seconds:.3f}s "

@@ -39,11 +39,31 @@ JSON_LD = '<script type="application/ld+json">{"@type": "BlogPosting", "dateModi
         # In a comment or in another script, a tag is text.
         ("<!-- " + ARTICLE + " -->", ()),
         ("<script>var t = '" + ARTICLE + "';</script>", ()),
+        # A JSON-LD block in a comment or a <template> is no script of the head.
+        ("<!-- " + JSON_LD + " -->", ()),
+        ("<template>" + JSON_LD + "</template>", ()),
+        # One whose text holds "</head>" is still the head's, and so is what follows it.
+        (
+            '<script type="application/ld+json">{"name": "</head><body>", "dateModified": "2021-01-01"}</script>' + OG,
+            ("2023-02-02", "2021-01-01"),
+        ),
         # Broken JSON is passed over, as crawlers pass over it.
         ('<script type="application/ld+json">{"dateModified": </script>', ()),
         ("", ()),
     ],
-    ids=["all-three", "og-then-json-ld", "json-ld", "og-by-name", "comment", "script-text", "broken-json", "none"],
+    ids=[
+        "all-three",
+        "og-then-json-ld",
+        "json-ld",
+        "og-by-name",
+        "comment",
+        "script-text",
+        "json-ld-in-comment",
+        "json-ld-in-template",
+        "json-ld-holding-head-end",
+        "broken-json",
+        "none",
+    ],
 )
 def test_dates_in_the_order_crawlers_trust_them(tmp_path, head, expected):
     assert inspect_built_page(page(tmp_path, head), URL, dates=True).modified == expected

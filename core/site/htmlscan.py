@@ -1,0 +1,401 @@
+"""A page's markup read as a browser reads it: the HTML standard's tokenizer, and
+of its tree builder the rules that say where the head ends.
+
+A browser does not look for ``</head>`` in the bytes. Its tokenizer reads the page
+left to right in states (HTML standard, section 13.2.5): in a comment, in the
+text of a ``<script>`` (with its ``<!--`` escapes), of a ``<style>``,
+``<noframes>`` or, scripting on, ``<noscript>`` (raw text), of a ``<title>`` or
+``<textarea>`` (RCDATA), inside a tag's quoted attribute value, a ``</head>`` or
+``<body`` is text. Its tree builder (13.2.6.4.4 "in head", 13.2.6.4.6 "after
+head") then ends the head at the first thing that belongs in a body: text that is
+not whitespace, a start tag of an element a head may not hold (``<body>``,
+``<div>``, ``<img>``...), or ``</body>``, ``</html>``, ``</br>``. ``</head>``
+itself does not end it: a ``<meta>`` or ``<link>`` after it, before any body
+content, is still put in the head. What a ``<template>`` holds is a fragment of
+its own, never part of the head, and nothing in it ends the head.
+
+The tokenizer here is not tied to the head: :func:`next_token` and
+:func:`skip_text` read any markup, and :class:`HeadReader` applies the head's
+rules on top of them, so a reader of the body can carry on where it stops.
+
+Most heads hold only whitespace, comments, ``<meta>``, ``<link>``, ``<title>``,
+``<style>`` and ``<script>`` until ``</head>``: :data:`_PLAIN_RUN` reads such a
+run in one regular-expression match; the tokens around it (``</head>``,
+``<template>``, a script with ``<!--`` in it, the body's first tag) are read one
+at a time. Every pattern reads each byte a bounded number of times (atomic groups
+where a pattern repeats), so a hostile head costs time linear in its size.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable
+
+_WHITESPACE = rb"\t\n\f\r "
+# What ends a tag name (HTML standard, "tag name state"): whitespace, "/" or ">".
+_NAME_END = rb"(?=[\t\n\f\r />])"
+
+_group_numbers = itertools.count()
+
+
+def _atomic(pattern: bytes) -> bytes:
+    """``pattern`` matched as an atomic group: the first way it matches is kept and
+    never backtracked into ("(?=(?P<x>...))(?P=x)"; Python 3.10 has no atomic
+    groups), so a construct left open costs one pass, not exponential retries."""
+    name = b"atomic%d" % next(_group_numbers)
+    return rb"(?=(?P<" + name + rb">" + pattern + rb"))(?P=" + name + rb")"
+
+
+# A tag's attributes up to its closing ">" (the tokenizer's attribute states):
+# quotes delimit a value only right after "=", an unquoted value ends at
+# whitespace or ">", a "<" or a quote elsewhere is part of a name. A quoted value
+# left open runs to the end of the data, as it does in a browser.
+def _attributes() -> bytes:
+    return _atomic(
+        rb"(?:[\t\n\f\r /]+"
+        rb"|[^\t\n\f\r />][^\t\n\f\r />=]*"
+        rb"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?)*"
+    )
+
+
+# A comment: "<!-->" and "<!--->" are whole comments; else it ends at the first
+# "-->" or "--!>" (the comment end states).
+_COMMENT = rb"<!--(?:-?>|" + _atomic(rb"(?:[^-]+|-(?!-!?>))*") + rb"--!?>)"
+_OPEN_COMMENT = rb"<!--(?:-?>|" + _atomic(rb"(?:[^-]+|-(?!-!?>))*") + rb"(?:--!?>)?)"
+# "<!DOCTYPE ...>", "<?xml ...?>", "<![CDATA[" outside SVG and MathML, and "</"
+# not followed by a letter are read up to the first ">" (a bogus comment).
+_BOGUS = rb"<(?:!(?!--)|\?|/(?![A-Za-z]))[^>]*>"
+_OPEN_BOGUS = rb"<(?:!|\?|/(?![A-Za-z]))[^>]*>?"
+
+
+def _ci(word: str) -> bytes:
+    return rb"(?i:" + word.encode() + rb")"
+
+
+def _raw_text(name: str) -> bytes:
+    # Raw text and RCDATA end at the first "</name" followed by whitespace, "/" or ">".
+    return _atomic(rb"(?:[^<]+|<(?!/" + _ci(name) + rb"[\t\n\f\r />]))*")
+
+
+# Start tags of void elements a head holds.
+_HEAD_VOID = _ci("meta|link|base(?:font)?|bgsound")
+
+
+def _plain_tokens(attributes: Callable[[], bytes]) -> tuple[bytes, ...]:
+    """What a plain head holds, each token whole, its tags' attributes read by
+    ``attributes``: whitespace, the void head elements, comments, bogus comments,
+    <html> and <head>, end tags that are ignored there, <title>, <style>,
+    <noframes>, and <script>s without "<!--" in their text. A run of them read as
+    far as it goes ends at the end of the data or at a token it does not hold
+    (read by next_token)."""
+
+    def element_with_text(name: str, text: bytes) -> bytes:
+        start = rb"<" + _ci(name) + _NAME_END + attributes() + rb">"
+        return start + text + rb"</" + _ci(name) + _NAME_END + attributes() + rb">"
+
+    return (
+        rb"[\t\n\f\r ]+",
+        rb"(?P<kept><" + _HEAD_VOID + _NAME_END + attributes() + rb">)",
+        _COMMENT,
+        _BOGUS,
+        rb"<" + _ci("html|head") + _NAME_END + attributes() + rb">",
+        rb"</(?!" + _ci("head|body|html|br|template") + _NAME_END + rb")[A-Za-z][^\t\n\f\r />]*" + attributes() + rb">",
+        element_with_text("title", _raw_text("title")),
+        element_with_text("style", _raw_text("style")),
+        element_with_text("noframes", _raw_text("noframes")),
+        rb"(?P<script><"
+        + _ci("script")
+        + _NAME_END
+        + attributes()
+        + rb">)(?P<script_text>"
+        + _atomic(rb"(?:[^<]+|<(?!!--|/" + _ci("script") + rb"[\t\n\f\r />]))*")
+        + rb")</"
+        + _ci("script")
+        + _NAME_END
+        + attributes()
+        + rb">",
+    )
+
+
+def _grammar(attributes: Callable[[], bytes]) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """A run of plain tokens, and one plain token (to pick the tags out of a run)."""
+    tokens = rb"|".join(_plain_tokens(attributes))
+    return re.compile(rb"(?:" + tokens + rb")*", re.DOTALL), re.compile(tokens, re.DOTALL)
+
+
+_PLAIN_RUN, _PLAIN_TOKEN = _grammar(_attributes)
+# Where no quoted attribute value holds a ">", every tag ends at its first ">":
+# the same tokens, read several times faster.
+_SIMPLE_RUN, _SIMPLE_TOKEN = _grammar(lambda: rb"[^>]*")
+# A quoted attribute value holding a ">", or left open (HTML standard: a value is
+# quoted when its quote follows "="). Searched for in text and raw text too, where
+# it does no harm but costs the simple reading.
+_QUOTED_GREATER_THAN = re.compile(
+    rb"=[\t\n\f\r ]*(?:\"" + _atomic(rb"[^\">]*") + rb"|'" + _atomic(rb"[^'>]*") + rb")(?:>|\Z)"
+)
+# "</head>", whitespace, then the body's start tag: how most heads end.
+_BODY_AFTER_HEAD = re.compile(rb"(?:</(?i:head)>)?[\t\n\f\r ]*<(?i:body)(?=[\t\n\f\r />])")
+# Where a plain head ends, searched for in the bytes; the reader then checks it.
+_HEAD_END_IN_BYTES = re.compile(rb"</(?i:head)[\t\n\f\r />]|<(?i:body)[\t\n\f\r />]")
+
+# Any one token, each kind its own group. A construct left open (a tag, a
+# comment, a bogus comment) runs to the end of the data, as at the end of a file.
+_TOKEN = re.compile(
+    rb"(?P<whitespace>[\t\n\f\r ]+)"
+    rb"|(?P<comment>" + _OPEN_COMMENT + rb")"
+    rb"|(?P<bogus>" + _OPEN_BOGUS + rb")"
+    rb"|(?P<end></(?P<end_name>[A-Za-z][^\t\n\f\r />]*)" + _attributes() + rb">?)"
+    rb"|(?P<start><(?P<name>[A-Za-z][^\t\n\f\r />]*)" + _attributes() + rb"(?P<closed>>)?)"
+    # Text: a "<" that opens none of the above is text too.
+    rb"|(?P<text>[^<]+|<)",
+    re.DOTALL,
+)
+
+#: Elements whose text the tokenizer reads as raw text or RCDATA, up to their end
+#: tag (scripting on: <noscript> too, as the browsers crawlers render with).
+RAW_TEXT_ELEMENTS = frozenset(
+    {"script", "style", "noscript", "noframes", "xmp", "iframe", "noembed", "title", "textarea"}
+)
+# The start tags a head holds ("in head"); any other start tag is body content.
+# After </head>, <noscript> is body content too ("after head").
+_IN_HEAD = frozenset(
+    {
+        "base",
+        "basefont",
+        "bgsound",
+        "link",
+        "meta",
+        "title",
+        "noscript",
+        "noframes",
+        "style",
+        "script",
+        "template",
+        "html",
+        "head",
+    }
+)
+# End tags that end the head ("anything else" in "in head" and "after head").
+_HEAD_ENDING_END_TAGS = frozenset({"body", "html", "br"})
+
+_RAW_TEXT_ENDS: dict[str, re.Pattern[bytes]] = {
+    name: re.compile(rb"</" + _ci(name) + rb"[\t\n\f\r />]") for name in RAW_TEXT_ELEMENTS
+}
+_END_TAG_REST = re.compile(_attributes() + rb">")
+# The script data states: "<!--" escapes the text, in which "<script" starts a
+# double escape, in which "</script" does not end the script (it returns to the
+# escape); "-->" ends either (HTML standard, "script data escaped state").
+_SCRIPT_DATA = re.compile(rb"<!--|</" + _ci("script") + rb"[\t\n\f\r />]")
+_SCRIPT_ESCAPED = re.compile(rb"-->|</" + _ci("script") + rb"[\t\n\f\r />]|<" + _ci("script") + rb"[\t\n\f\r />]")
+_SCRIPT_DOUBLE_ESCAPED = re.compile(rb"-->|</" + _ci("script") + rb"[\t\n\f\r />]")
+
+
+class NeedMore(Exception):
+    """The data ends inside a token: more of the page decides what it is."""
+
+
+def next_token(data: bytes, position: int, final: bool) -> re.Match[bytes]:
+    """The token at ``position`` (``data`` must not end there). Raises
+    :class:`NeedMore` when it runs to the end of ``data`` and ``final`` is false."""
+    token = _TOKEN.match(data, position)
+    assert token is not None  # the text alternative matches any byte
+    if token.end() == len(data) and not final:
+        raise NeedMore
+    return token
+
+
+def skip_text(data: bytes, name: str, position: int, final: bool) -> tuple[int, int]:
+    """Where the text of the raw-text or RCDATA element ``name``, starting at
+    ``position``, ends, and where its end tag ends: ``(len(data), len(data))``
+    when ``final`` and it is never closed (it runs to the end of the file)."""
+    if name == "script":
+        end = _script_text_end(data, position)
+    else:
+        found = _RAW_TEXT_ENDS[name].search(data, position)
+        end = found.start() if found else -1
+    if end >= 0:
+        closed = _END_TAG_REST.match(data, end + 2 + len(name))
+        if closed is not None:
+            return end, closed.end()
+    if not final:
+        raise NeedMore
+    return len(data), len(data)
+
+
+def _script_text_end(data: bytes, position: int) -> int:
+    """Where the ``</script`` that ends a script's text starts, or -1."""
+    state = _SCRIPT_DATA
+    while True:
+        found = state.search(data, position)
+        if found is None:
+            return -1
+        text = found.group()
+        if text.startswith(b"</"):
+            if state is not _SCRIPT_DOUBLE_ESCAPED:
+                return found.start()
+            # "</script" ends the double escape; the text stays escaped.
+            state, position = _SCRIPT_ESCAPED, found.end() - 1
+        elif text == b"<!--":
+            # The escape's "--" may already be the start of its closing "-->".
+            state, position = _SCRIPT_ESCAPED, found.start() + 2
+        elif text == b"-->":
+            state, position = _SCRIPT_DATA, found.end()
+        else:  # "<script" inside the escape
+            state, position = _SCRIPT_DOUBLE_ESCAPED, found.end() - 1
+
+
+class HeadReader:
+    """Reads a page's head, as a browser builds it, from data that may come in
+    pieces: call :meth:`read` with all the data so far (each call with more of
+    it) until it returns True.
+
+    Then :attr:`end` is where the head's content ends (the first body content,
+    or the end of the data), and :meth:`tags` and :meth:`scripts` give the
+    ``<meta>``, ``<link>`` and ``<base>`` tags and the ``<script>`` elements the
+    head holds, in order; none from inside comments, raw text, RCDATA or a
+    ``<template>``.
+    """
+
+    def __init__(self) -> None:
+        self.end: int | None = None
+        self._position = 0
+        self._after_head = False
+        self._templates = 0
+        self._data = b""
+        # Stretches of the data read as one plain run, outside templates, and the
+        # tags and scripts read one token at a time: their start, and the bytes.
+        self._runs: list[tuple[int, int, re.Pattern[bytes]]] = []
+        # Up to where the simple grammar reads the data (see _SIMPLE_RUN); None
+        # until the data holds what looks like the end of the head.
+        self._simple_until: int | None = None
+        self._tags: list[tuple[int, bytes]] = []
+        self._scripts: list[tuple[int, bytes, bytes]] = []
+        #: Tokens read one at a time (the rest are read in runs): a measure of the work.
+        self.steps = 0
+
+    def read(self, data: bytes, final: bool) -> bool:
+        """Read on in ``data`` (the page from its start); True when the head has
+        ended, or when ``final`` (``data`` ends where the file or the read limit
+        does)."""
+        self._data = data
+        if self._position == 0 and data.startswith(b"\xef\xbb\xbf"):
+            self._position = 3  # a UTF-8 byte order mark is no text of the page
+        try:
+            self._read(data, final)
+        except NeedMore:
+            return False
+        return True
+
+    def _read(self, data: bytes, final: bool) -> None:
+        size = len(data)
+        if self._simple_until is None:
+            looks_like_end = _HEAD_END_IN_BYTES.search(data)
+            if looks_like_end is None and not final:
+                raise NeedMore  # nothing read yet: wait for the data to hold the head
+            until = looks_like_end.start() if looks_like_end else size
+            self._simple_until = 0 if _QUOTED_GREATER_THAN.search(data, 0, until) else until
+        while True:
+            if self._position < self._simple_until:
+                self._run(data, _SIMPLE_RUN, _SIMPLE_TOKEN, self._simple_until)
+                body = _BODY_AFTER_HEAD.match(data, self._position) if self._templates == 0 else None
+                if body is not None:
+                    # The common end, "</head>" then "<body", read at once.
+                    self.end = body.end() - len(b"<body")
+                    return
+            self._run(data, _PLAIN_RUN, _PLAIN_TOKEN, size)
+            run_end = self._position
+            if run_end == size:
+                if not final:
+                    raise NeedMore
+                self.end = size
+                return
+            token = next_token(data, run_end, final)
+            self.steps += 1
+            if self._templates:
+                self._in_template(data, token, final)
+            elif self._ends_head(data, token, final):
+                self.end = token.start()
+                return
+
+    def _run(self, data: bytes, run: re.Pattern[bytes], token: re.Pattern[bytes], until: int) -> None:
+        found = run.match(data, self._position, until)
+        assert found is not None  # a run of no tokens is a run too
+        if found.end() > self._position:
+            if self._templates == 0:
+                self._runs.append((self._position, found.end(), token))
+            self._position = found.end()
+
+    def _ends_head(self, data: bytes, token: re.Match[bytes], final: bool) -> bool:
+        """Whether ``token`` is the first of the body; else reads past it."""
+        kind = token.lastgroup
+        after = token.end()
+        if kind == "start":
+            name = token.group("name").lower().decode("latin-1")
+            if name not in _IN_HEAD or (name == "noscript" and self._after_head):
+                return True
+            if name == "template":
+                self._templates = 1
+            elif name in RAW_TEXT_ELEMENTS:
+                text_end, after = skip_text(data, name, after, final)
+                if name == "script":
+                    self._scripts.append((token.start(), token.group(), data[token.end() : text_end]))
+            elif name in ("meta", "link", "base") and token.group("closed"):
+                self._tags.append((token.start(), token.group()))
+        elif kind == "end":
+            name = token.group("end_name").lower().decode("latin-1")
+            if name in _HEAD_ENDING_END_TAGS:
+                return True
+            if name == "head":
+                self._after_head = True
+        elif kind == "text":
+            return True
+        # Whitespace, comments and ignored end tags hold nothing for the head.
+        self._position = after
+        return False
+
+    def _in_template(self, data: bytes, token: re.Match[bytes], final: bool) -> None:
+        """Reads past ``token``, inside a <template>: only the tokenizer's states
+        and other templates count; nothing in it is the head's, nothing in it
+        ends the head."""
+        kind = token.lastgroup
+        after = token.end()
+        if kind == "start":
+            name = token.group("name").lower().decode("latin-1")
+            if name == "template":
+                self._templates += 1
+            elif name == "plaintext":
+                # Everything after it is text, to the end of the file.
+                if not final:
+                    raise NeedMore
+                after = len(data)
+            elif name in RAW_TEXT_ELEMENTS:
+                after = skip_text(data, name, after, final)[1]
+        elif kind == "end" and token.group("end_name").lower() == b"template":
+            # </template> closes the innermost template, whatever is open in it.
+            self._templates -= 1
+        self._position = after
+
+    def _collect(self) -> None:
+        """The tags and scripts of the runs, picked out of them once."""
+        # A run is whole tokens, so the tokens found one after another in it are
+        # the ones the run matched.
+        for start, end, grammar in self._runs:
+            for token in grammar.finditer(self._data, start, end):
+                if token.lastgroup == "kept":
+                    self._tags.append((token.start(), token.group()))
+                elif token.group("script"):
+                    self._scripts.append((token.start(), token.group("script"), token.group("script_text")))
+        self._runs = []
+        self._tags.sort()
+        self._scripts.sort()
+
+    def tags(self) -> list[bytes]:
+        """The head's ``<meta>``, ``<link>`` and ``<base>`` start tags, in order."""
+        self._collect()
+        return [tag for _, tag in self._tags]
+
+    def scripts(self) -> list[tuple[bytes, bytes]]:
+        """The head's ``<script>`` elements, in order: (start tag, text)."""
+        self._collect()
+        return [(tag, text) for _, tag, text in self._scripts]
