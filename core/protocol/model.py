@@ -25,7 +25,7 @@ from .limits import (
     MAX_SITEMAPS_PER_INDEX,
     MAX_URLS_PER_SITEMAP,
 )
-from .urls import encode_path
+from .urls import check_base_url, encode_path
 
 # sitemaps.org/protocol.html, <changefreq>: "Valid values are: always hourly daily
 # weekly monthly yearly never".
@@ -153,20 +153,7 @@ class Options:
     verbose: bool = _option(False, "list every excluded URL with its reason in the log, not only the counts")
 
     def __post_init__(self) -> None:
-        base = self.base_url
-        if not isinstance(base, str) or not base.strip():
-            raise ConfigError("base_url", "is not set; it must be the site's absolute http(s) URL")
-        try:
-            parts = urlsplit(base.strip())
-            _ = parts.port  # parsed on first use: "https://x.org:99999/" fails here
-        except ValueError:  # "https://[::1/", a broken IPv6 literal or port
-            raise ConfigError("base_url", f"{base!r} has an invalid host or port") from None
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigError("base_url", f"{base!r} is not an absolute http(s) URL with a host")
-        if parts.query or parts.fragment:
-            raise ConfigError("base_url", f"{base!r} must not have a query or fragment")
-        if any(ord(c) < 0x21 or ord(c) == 0x7F for c in base.strip()):
-            raise ConfigError("base_url", f"{base!r} contains spaces or control characters")
+        check_base_url(self.base_url)
         # Types, choices and bounds, as declared on each field.
         for spec in self.specs():
             spec.check(getattr(self, spec.name))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
-from .errors import UrlError
+from .errors import ConfigError, UrlError
 from .limits import MAX_LOC_LENGTH
 
 # ---- what a URL may hold: each rule written once -----------------------------------
@@ -373,6 +373,36 @@ def is_web_url(url: str) -> bool:
     return url.startswith(("http://", "https://"))
 
 
+def check_base_url(base_url: object) -> str:
+    """``base_url`` as every tool takes it (``site_url``, ``SITEURL``,
+    ``html_baseurl``, ``--base-url``), encoded (:func:`encode_url`); else
+    :class:`ConfigError` for ``base_url`` saying in one line what is wrong.
+
+    The one check of a base URL: :class:`~sitemapkit.model.Options` makes it when
+    it is created and :class:`Scope` when it is, so no base URL that one accepts
+    is refused by the other later (a C1 control such as NEL, U+0085, is refused
+    by both, as it is in every loc: see :data:`CONTROL_RANGES`).
+    """
+    if not isinstance(base_url, str) or not base_url.strip():
+        raise ConfigError("base_url", "is not set; it must be the site's absolute http(s) URL")
+    base = base_url.strip()
+    try:
+        parts = urlsplit(base)
+        _ = parts.port  # parsed on first use: "https://x.org:99999/" fails here
+    except ValueError:  # "https://[::1/", a broken IPv6 literal or port
+        raise ConfigError("base_url", f"{base_url!r} has an invalid host or port") from None
+    if parts.scheme not in WEB_SCHEMES or not parts.hostname:
+        raise ConfigError("base_url", f"{base_url!r} is not an absolute http(s) URL with a host")
+    if parts.query or parts.fragment:
+        raise ConfigError("base_url", f"{base_url!r} must not have a query or fragment")
+    if " " in base or _CONTROL.search(base):
+        raise ConfigError("base_url", f"{base_url!r} contains spaces or control characters")
+    try:
+        return encode_url(base)
+    except UrlError:  # a host IDNA cannot encode ("https://a..b/" and the like)
+        raise ConfigError("base_url", f"{base_url!r} has a host name that cannot be encoded") from None
+
+
 class Scope:
     """Turns page URLs into the ``loc`` values one sitemap folder may list.
 
@@ -384,7 +414,7 @@ class Scope:
     """
 
     def __init__(self, base_url: str) -> None:
-        base = encode_url(base_url.strip())
+        base = check_base_url(base_url)
         if not base.endswith("/"):
             # The site lives in a folder: "https://x.org/docs" means "/docs/".
             base = base.split("?", 1)[0] + "/"
