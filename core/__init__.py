@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .protocol.errors import ConfigError, OutputError, SitemapkitError, UrlError
+from .protocol.errors import ConfigError, LastmodError, OutputError, SitemapkitError, UrlError
 from .protocol.languages import language_tag
 from .protocol.urls import encode_path
 from .protocol.limits import (
@@ -71,6 +71,7 @@ __all__ = [
     "ConfigError",
     "Excluded",
     "FRONT_MATTER_DATE_ADVICE",
+    "LastmodError",
     "LastmodResult",
     "Notice",
     "OptionSpec",

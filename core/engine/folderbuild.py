@@ -47,6 +47,7 @@ from ..protocol.encoder import (
     encode_entries,
     loc_hash,
 )
+from ..protocol.dates import moment_of_timestamp
 from ..protocol.errors import SitemapkitError
 from ..site.htmlcheck import HeadFacts
 from ..site.lastmod import file_times_notice, git_leaves_to_file_times, one_batch, trusted_file_time
@@ -61,7 +62,6 @@ from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, can_fork, start_pool, worker
 # bytes + 1 when its lastmod is its file time (else 0) + its entry.
 _ORDER_BYTES = 5
 _LASTMOD_ELEMENT = re.compile(LASTMOD_OPEN.encode("ascii") + b"[^<]*" + LASTMOD_CLOSE.encode("ascii"))
-_UTC = dt.timezone.utc
 
 
 class _Found:
@@ -180,7 +180,7 @@ def _check_chunk(names: list[str], first: int) -> _Found:
                 pass  # gone or unreadable: nothing to say about it
             else:
                 if trusted_file_time(stamp):
-                    lastmod = dt.datetime.fromtimestamp(int(stamp), _UTC)
+                    lastmod = moment_of_timestamp(stamp)
         page = folder_page(name, path, lastmod=lastmod)
         noticed, broke = len(report.notices), len(broken)
         loc, may_list = select_page(page, scope, options, rules, report, heads, output_dir, broken)

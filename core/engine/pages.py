@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..publish import publication as publish
 from . import workers
-from ..protocol.errors import SitemapkitError, UrlError
+from ..protocol.errors import LastmodError, SitemapkitError, UrlError
 from ..site.folder import file_prefix, folder_page, page_file, walk_pages
 from ..site.htmlcheck import HeadFacts, check_built_page, inspect_built_page
 from ..site.lastmod import resolve_file_lastmods
@@ -562,9 +562,9 @@ def _resolve_dates(
                 continue  # found here (git, file time, head, parsed): a date already
         try:
             instant = lastmod_instant(value)
-        except UrlError as error:
+        except LastmodError as error:
             where = f"{page.source} ({page.loc})" if page.source is not None else repr(page.loc)
-            raise UrlError(f"lastmod of {where}: {error}") from None
+            raise LastmodError(f"lastmod of {where}: {error}") from None
         if instant is not None and listings:
             resolved[loc] = (instant, value)
     # Listing pages (tags, categories, indexes) changed when their newest member did,
@@ -608,7 +608,7 @@ def _parse_front_matter_date(value: str, page: Page):
         return parse_lastmod(value)
     except ValueError as error:
         where = f"{page.source} ({page.loc})" if page.source is not None else repr(page.loc)
-        raise UrlError(f"lastmod of {where}: {error}") from None
+        raise LastmodError(f"lastmod of {where}: {error}") from None
 
 
 def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report, heads: dict[str, HeadFacts]) -> None:

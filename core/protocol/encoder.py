@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 
 from .dates import LastmodWriter, newest_written
-from .errors import UrlError
+from .errors import LastmodError, UrlError
 from .languages import X_DEFAULT, language_tag
 from .model import Excluded, Lastmod, Notice, Options, Page
 from .urls import SCHEME_NAME, WEB_SCHEMES, OutOfScope, Scope, encode_url, escape_xml, is_web_url
@@ -174,8 +174,8 @@ class EntryWriter:
             return loc.encode("ascii")
         try:
             written = self.lastmod_text(page.lastmod if lastmod is PAGE_LASTMOD else lastmod)
-        except UrlError as error:
-            raise UrlError(f"{page.loc}: {error}") from None
+        except LastmodError as error:
+            raise LastmodError(f"{page.loc}: {error}") from None
         parts = [URL_OPEN, escape_xml(loc), LOC_CLOSE]
         if written is not None:
             parts += [LASTMOD_OPEN, written, LASTMOD_CLOSE]

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Generic, TypeVar, Union
 
+from ..protocol.dates import moment_of_timestamp
 from ..protocol.errors import ConfigError
 from ..protocol.model import LASTMOD_SOURCES, NOTICE_EXAMPLES, Notice
 from ..protocol.urls import HTML_SUFFIXES
@@ -51,9 +52,6 @@ _BATCH_GAP_SECONDS = 2.0
 # one page) really was written then, while a checkout or a build worth a sitemap
 # has more pages than a project template.
 _BATCH_MIN_FILES = 5
-
-
-_UTC = dt.timezone.utc
 
 
 #: How the files asked about are named in a result: Path objects
@@ -364,7 +362,7 @@ def _repo_dates(
     dates: dict[FileName, dt.datetime | None] = dict.fromkeys(untracked_includes)
     for name, when in commit_times.items():
         for path in wanted[name]:
-            dates[path] = None if when is None else dt.datetime.fromtimestamp(when, _UTC)
+            dates[path] = None if when is None else moment_of_timestamp(when)
     notices = []
     if cut_short:
         examples = sorted(os.fsdecode(name) for name in cut_short)
@@ -677,9 +675,7 @@ def _file_times(
     plausible = [s for s in stamps if s is not None and s >= _EARLIEST_TRUE_MTIME]
     batch = one_batch(plausible)
     dates: dict[FileName, dt.datetime | None] = {
-        path: dt.datetime.fromtimestamp(int(stamp), _UTC)
-        if stamp is not None and stamp >= _EARLIEST_TRUE_MTIME and not batch
-        else None
+        path: moment_of_timestamp(stamp) if stamp is not None and stamp >= _EARLIEST_TRUE_MTIME and not batch else None
         for path, stamp in zip(paths, stamps)
     }
     too_old_count = sum(1 for s in stamps if s is not None and s < _EARLIEST_TRUE_MTIME)
