@@ -29,7 +29,7 @@ from ..protocol.model import NOTICE_EXAMPLES, Excluded, Lastmod, Notice, Options
 from ..protocol.robotsrules import RobotsRules
 from ..protocol.dates import W3C_DATETIME, lastmod_instant, parse_lastmod
 from ..protocol.encoder import EncodeResult, SitemapFile, encode_pages
-from ..protocol.languages import X_DEFAULT, language_tag
+from ..protocol.languages import X_DEFAULT, hreflang_value, language_tag
 from ..protocol.urls import OutOfScope, Scope, comparable_url, file_spelling
 
 
@@ -632,7 +632,7 @@ def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report,
             given += groups.get(page.translation_key, ())
         if page.hreflang:
             given.append((page.hreflang, loc))
-        given = [(code, href) for code, href in given if code != X_DEFAULT]
+        given = [(code, href) for code, href in given if hreflang_value(code) != X_DEFAULT]
         for code, href in given:
             tag = language_tag(code)
             if tag is None:
@@ -677,7 +677,7 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
         pairs = set()
         problem = None
         for code, href in facts.alternates:
-            tag = "x-default" if code.strip().lower() == "x-default" else language_tag(code)
+            tag = hreflang_value(code)
             target = by_key.get(comparable_url(href))
             if tag is None:
                 problem = f"{code!r} is not a language tag"
@@ -709,8 +709,8 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
             refused[loc] = group
             alternates: tuple[tuple[str, str], ...] = ()
         else:
-            languages = sorted((tag, target) for tag, target in group if tag != "x-default")
-            defaults = [target for tag, target in group if tag == "x-default"]
+            languages = sorted((tag, target) for tag, target in group if tag != X_DEFAULT)
+            defaults = [target for tag, target in group if tag == X_DEFAULT]
             if len({tag for tag, _ in languages}) != len(languages) or len(defaults) > 1:
                 refused[loc] = "it names two pages for one language"
                 alternates = ()
@@ -720,9 +720,9 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
                 alternates = tuple(languages)
                 x_default = language_tag(options.x_default) if options.x_default else None
                 if defaults:
-                    alternates += (("x-default", defaults[0]),)
+                    alternates += ((X_DEFAULT, defaults[0]),)
                 elif x_default and x_default in dict(languages):
-                    alternates += (("x-default", dict(languages)[x_default]),)
+                    alternates += ((X_DEFAULT, dict(languages)[x_default]),)
         if adapter_groups and page.alternates != alternates:
             disagree.append(loc)
         if page.alternates != alternates:

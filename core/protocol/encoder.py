@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from .dates import LastmodWriter, newest_written
 from .errors import LastmodError, UrlError
-from .languages import X_DEFAULT, language_tag
+from .languages import hreflang_value
 from .model import Excluded, Lastmod, Notice, Options, Page
 from .urls import SCHEME_NAME, WEB_SCHEMES, OutOfScope, Scope, encode_url, escape_xml, is_web_url
 
@@ -197,7 +197,7 @@ class EntryWriter:
         same alternates, so the whole group goes, and the build goes on)."""
         links = []
         for hreflang, href in page.alternates:
-            tag = X_DEFAULT if hreflang == X_DEFAULT else language_tag(hreflang)
+            tag = hreflang_value(hreflang)
             if tag is None:
                 return self._drop(f"hreflang {hreflang!r}, which is not a language tag")
             try:
