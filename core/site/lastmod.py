@@ -184,6 +184,16 @@ class _GitRefused(Exception):
     """git ran but would not answer; the message says why, in git's words."""
 
 
+#: The git command every date from history is asked of (looked up on PATH).
+GIT = "git"
+
+
+def git_installed() -> bool:
+    """Whether git can be run: the one test, for build_site's dates and for
+    sitemapkit build's choice between git and file times."""
+    return shutil.which(GIT) is not None
+
+
 def _git_env() -> dict[str, str]:
     env = dict(os.environ)
     # Reading history must never prompt for credentials nor, in a partial clone,
@@ -194,7 +204,7 @@ def _git_env() -> dict[str, str]:
 
 def _run_git(args: list[str], cwd: str) -> bytes:
     done = subprocess.run(
-        ["git", *args], cwd=cwd, env=_git_env(), stdin=subprocess.DEVNULL, capture_output=True, check=False
+        [GIT, *args], cwd=cwd, env=_git_env(), stdin=subprocess.DEVNULL, capture_output=True, check=False
     )
     if done.returncode != 0:
         raise _GitRefused(done.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed")
@@ -212,7 +222,7 @@ def _git_dates(sources: list[FileName], included: list[FileName], *, explicit: b
     includes = set(included)
     folders: dict[str, str] = {}  # one realpath per folder, not per file
     located = {p: _locate(p, folders) for p in paths}
-    if shutil.which("git") is None:
+    if not git_installed():
         if explicit:
             raise ConfigError("lastmod", "'git' asks for git dates, but git is not installed")
         return _GitOutcome(dict.fromkeys(includes), list(sources), [])
@@ -516,7 +526,7 @@ def _tracked_files(top: str, scope: str) -> set[bytes]:
 def _ignored_files(top: str, names: list[bytes]) -> set[bytes]:
     """Which of these untracked names git ignores, in one ``git check-ignore``."""
     done = subprocess.run(
-        ["git", "check-ignore", "--stdin", "-z"],
+        [GIT, "check-ignore", "--stdin", "-z"],
         cwd=top,
         env=_git_env(),
         input=b"".join(name + b"\0" for name in names),
@@ -573,7 +583,7 @@ def _last_commits(repo: _Repo, wanted: Mapping[bytes, object]) -> tuple[dict[byt
     shallow = repo.shallow_commits
 
     command = [
-        "git",
+        GIT,
         "-c",
         "log.showSignature=false",
         # With --first-parent and -m, each merge lists what it changed against its
