@@ -53,11 +53,20 @@ def _check_filename(option: str, name: str, suffixes: tuple[str, ...]) -> None:
         raise ConfigError(option, f"{name!r} must be a file name ending in {' or '.join(suffixes)}")
 
 
-def _option(default: Any, help: str, *, bounds: tuple[float, float] | None = None, values: str = "") -> Any:
+def _option(
+    default: Any,
+    help: str,
+    *,
+    bounds: tuple[float, float] | None = None,
+    values: str = "",
+    built_pages_only: bool = False,
+) -> Any:
     """One :class:`Options` field with what every tool shows about it (see
-    :class:`OptionSpec`): its help text, and the bounds of a number or, in words,
-    what a free-form value must be. The type and the choices are the annotation's."""
-    return dataclasses.field(default=default, metadata={"help": help, "bounds": bounds, "values": values})
+    :class:`OptionSpec`): its help text, the bounds of a number or, in words,
+    what a free-form value must be, and whether it concerns only pages found in
+    a built site. The type and the choices are the annotation's."""
+    metadata = {"help": help, "bounds": bounds, "values": values, "built_pages_only": built_pages_only}
+    return dataclasses.field(default=default, metadata=metadata)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -109,16 +118,19 @@ class Options:
         "auto",
         "where page dates come from: auto (git in a work tree, else file times), git, mtime, "
         "or none (no dates at all); a page's own metadata date wins over git and mtime",
+        built_pages_only=True,
     )
     lastmod_warnings: bool = _option(
         True,
         "say why dates are left out (a shallow clone, the file times of a checkout) as a warning, "
         "which fails strict builds; false says it as information, so the build stays green",
+        built_pages_only=True,
     )
     exclude: tuple[str, ...] = _option(
         (),
         "glob patterns (fnmatch) matched against each URL's path below the base URL",
         values="a list of glob patterns",
+        built_pages_only=True,
     )
     robots_txt: bool | None = _option(
         None,
@@ -136,14 +148,19 @@ class Options:
         "file (on the command line, from the current folder)",
         values="a folder",
     )
-    check_noindex: bool = _option(True, "leave out pages whose robots meta says noindex")
-    check_canonical: bool = _option(True, "leave out pages whose canonical link names another URL")
-    check_redirects: bool = _option(True, "leave out meta-refresh redirect stubs")
-    check_robots_rules: bool = _option(True, "leave out URLs the site's own robots.txt disallows for User-agent: *")
+    check_noindex: bool = _option(True, "leave out pages whose robots meta says noindex", built_pages_only=True)
+    check_canonical: bool = _option(
+        True, "leave out pages whose canonical link names another URL", built_pages_only=True
+    )
+    check_redirects: bool = _option(True, "leave out meta-refresh redirect stubs", built_pages_only=True)
+    check_robots_rules: bool = _option(
+        True, "leave out URLs the site's own robots.txt disallows for User-agent: *", built_pages_only=True
+    )
     x_default: str | None = _option(
         None,
         "the hreflang of the version also announced as x-default in alternates groups",
         values="a language tag (such as en, pt-BR or en-x-test)",
+        built_pages_only=True,
     )
     report_file: str | None = _option(
         None,
@@ -245,6 +262,10 @@ class OptionSpec:
     bounds: tuple[float, float] | None = None
     #: What a free-form value must be, in words (a file name, a folder).
     values: str = ""
+    #: The option concerns only pages found in a built site (their files, heads,
+    #: sources and dates): ``sitemapkit generate``, which reads a URL list, does
+    #: not take it; every adapter and ``sitemapkit build`` do.
+    built_pages_only: bool = False
 
     def allowed(self) -> str:
         """The allowed values in words: ``one of xml, txt``, ``a whole number from 1 to 50,000``."""
@@ -321,6 +342,7 @@ def _specs() -> tuple[OptionSpec, ...]:
                 choices=choices,
                 bounds=field.metadata["bounds"],
                 values=field.metadata["values"],
+                built_pages_only=field.metadata["built_pages_only"],
             )
         )
     return tuple(specs)
