@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .protocol.errors import ConfigError, LastmodError, OutputError, SitemapkitError, UrlError
 from .protocol.languages import language_tag
-from .protocol.urls import encode_path
+from .protocol.urls import encode_path, path_of_file
 from .protocol.limits import (
     DEFAULT_MAX_BYTES,
     MAX_BYTES_CEILING,
@@ -87,6 +87,7 @@ __all__ = [
     "front_matter_lastmod",
     "front_matter_listed",
     "language_tag",
+    "path_of_file",
     "resolve_lastmods",
     "unknown_option",
 ]

@@ -22,7 +22,7 @@ from ..protocol.encoder import SITEMAP_NS
 from ..protocol.errors import OutputError, SitemapkitError
 from ..protocol.robots import decode_robots_txt, sitemap_line_url
 from ..protocol.robotsrules import LINE_BREAK
-from ..protocol.urls import Scope, encode_url, is_uri
+from ..protocol.urls import Scope, encode_url, files_serving, is_uri
 
 _URL_CHILDREN = ("loc", "lastmod", "changefreq", "priority")
 # Compressed bytes read at a time; what they inflate to is capped separately.
@@ -386,11 +386,7 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site: _SiteFolder, i
             problem(line, f"sitemap {text} {why_not}" + ("" if why_not == _NO_FILE else "; not opened"))
             return None
         return below
-    candidates = (
-        [below + "index.html"]
-        if below.endswith("/") or below == ""
-        else [below, below + ".html", below + "/index.html"]
-    )
+    candidates = files_serving(below)
     found, why_not = None, _NO_FILE
     for candidate in candidates:
         found, why_not = site.file(candidate)

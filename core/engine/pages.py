@@ -30,7 +30,7 @@ from ..protocol.robotsrules import RobotsRules
 from ..protocol.dates import W3C_DATETIME, lastmod_instant, parse_lastmod
 from ..protocol.encoder import EncodeResult, SitemapFile, encode_pages
 from ..protocol.languages import X_DEFAULT, hreflang_value, language_tag
-from ..protocol.urls import OutOfScope, Scope, comparable_url, file_spelling
+from ..protocol.urls import INDEX_FILE, OutOfScope, Scope, comparable_url, file_spelling, files_serving
 
 
 def build_site(
@@ -404,7 +404,7 @@ def head_verdict(output: Path | str, loc: str, scope: Scope, options: Options, o
 
 def _serves(output_dir: Path, scope: Scope, url: str) -> bool | None:
     """Whether the output folder holds a file a static host serves at ``url``
-    (itself, its ``index.html``, or ``<url>.html``), or the page in the other URL
+    (:func:`~sitemapkit.protocol.urls.files_serving`), or the page in the other URL
     form (``guide/install.html`` for ``guide/install/``: the page a canonical
     written for the other form means); None for a URL outside the base folder,
     whose pages this build does not know."""
@@ -413,10 +413,9 @@ def _serves(output_dir: Path, scope: Scope, url: str) -> bool | None:
     if not key.startswith(prefix):
         return None
     below = unquote(key[len(prefix) :].split("?", 1)[0].split("#", 1)[0])
-    if below in ("", "/") or below.endswith("/"):
-        candidates = [below + "index.html", below + "index.htm"] + ([below[:-1] + ".html"] if below.strip("/") else [])
-    else:
-        candidates = [below, below + ".html", below + "/index.html"]
+    candidates = list(files_serving(below))
+    if below.endswith("/") and below.strip("/"):
+        candidates.append(below[:-1] + ".html")  # the other form of guide/install/
     return any((output_dir / name).is_file() for name in candidates)
 
 
@@ -437,7 +436,7 @@ def _other_builder_form(output: Path | str, loc: str, target: str) -> bool:
         # The page is .../install/index.html; the other form's file is .../install.html.
         other_file = output.parent.with_name(output.parent.name + ".html")
     elif page_path.endswith(".html") and target_path == page_path[: -len(".html")] + "/":
-        other_file = output.with_suffix("") / "index.html"
+        other_file = output.with_suffix("") / INDEX_FILE
     else:
         return False
     return not other_file.exists()
