@@ -44,6 +44,12 @@ def whole_second(moment: dt.datetime) -> dt.datetime:
     return moment.replace(microsecond=0) if moment.microsecond else moment
 
 
+def start_of_day(day: dt.date) -> dt.datetime:
+    """The moment a lastmod that is a day stands for (to compare it with times):
+    the day's start in UTC."""
+    return dt.datetime(day.year, day.month, day.day, tzinfo=_UTC)
+
+
 def moment_of_timestamp(seconds: float) -> dt.datetime:
     """A git commit time or a file time (seconds since the epoch) as the moment
     it is: UTC, to the whole second (:func:`whole_second`)."""
@@ -191,7 +197,7 @@ def written_lastmod(value: Lastmod) -> tuple[str, dt.datetime] | None:
         if offset is not None and not offset.seconds % 60 and not offset.microseconds:
             return value.isoformat(), value
     elif type(value) is dt.date:
-        return value.isoformat(), dt.datetime(value.year, value.month, value.day, tzinfo=_UTC)
+        return value.isoformat(), start_of_day(value)
     if isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
         raise LastmodError(f"lastmod {value!r} is not a W3C Datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00)")
     try:
@@ -201,7 +207,7 @@ def written_lastmod(value: Lastmod) -> tuple[str, dt.datetime] | None:
     text = value.strip() if isinstance(value, str) else format_w3c(parsed)
     if isinstance(parsed, dt.datetime):
         return text, parsed
-    return text, dt.datetime(parsed.year, parsed.month, parsed.day, tzinfo=_UTC)
+    return text, start_of_day(parsed)
 
 
 def lastmod_instant(value: Lastmod) -> dt.datetime | None:
@@ -209,7 +215,7 @@ def lastmod_instant(value: Lastmod) -> dt.datetime | None:
     writing out the text for the datetimes and dates adapters mostly give; a day
     stands for its start in UTC."""
     if type(value) is dt.date:
-        return dt.datetime(value.year, value.month, value.day, tzinfo=_UTC)
+        return start_of_day(value)
     if isinstance(value, dt.datetime):
         return whole_second(value)
     written = written_lastmod(value)

@@ -138,6 +138,15 @@ def test_every_reader_of_a_datetime_takes_naive_as_utc_to_the_second(moment: dt.
     assert dates.written_lastmod(text)[1] == expected
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.dates())
+def test_a_day_stands_for_its_start_in_utc_on_every_path(day: dt.date) -> None:
+    expected = dates.start_of_day(day)
+    assert expected.utcoffset() == dt.timedelta(0) and expected.date() == day
+    assert dates.lastmod_instant(day) == dates.written_lastmod(day)[1] == expected
+    assert dates.written_lastmod(day.isoformat())[1] == dates.lastmod_instant(day.isoformat()) == expected
+
+
 def test_git_and_file_times_are_one_moment_on_every_path(tmp_path: Path) -> None:
     """A commit time and a file time (seconds, a fraction too) become a lastmod
     the same way for build_site's dates (resolve_lastmods, git and mtime) and for
