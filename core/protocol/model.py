@@ -81,7 +81,9 @@ class Options:
     This class is the one declaration of the options: each field's type, default and
     help text (:func:`_option`) are what the MkDocs config schema, the Sphinx config
     values, the Pelican key check, the command-line flags and their ``--help`` are
-    made from (:meth:`specs`), so a new field is a new option everywhere at once.
+    made from (:meth:`specs`), so a new field is a new option everywhere at once
+    (in ``sitemapkit generate`` too, unless it concerns only built pages:
+    ``built_pages_only``).
     """
 
     #: Absolute http(s) URL of the folder the sitemap is published in.
