@@ -23,7 +23,7 @@ from ..protocol.encoder import SITEMAP_NS
 from ..protocol.errors import OutputError, SitemapkitError
 from ..protocol.robots import decode_robots_txt, sitemap_line_url
 from ..protocol.robotsrules import LINE_BREAK
-from ..protocol.urls import Scope, encode_url, is_uri
+from ..protocol.urls import Scope, encode_url, files_serving, is_uri
 
 _URL_CHILDREN = ("loc", "lastmod", "changefreq", "priority")
 # Compressed bytes read at a time; what they inflate to is capped separately.
@@ -171,11 +171,7 @@ class SiteFolder:
         below the site folder: ``a/`` is ``a/index.html``; ``a`` is ``a``,
         ``a.html`` or ``a/index.html``), or None and why not; and the first file
         looked for."""
-        candidates = (
-            [below + "index.html"]
-            if below.endswith("/") or below == ""
-            else [below, below + ".html", below + "/index.html"]
-        )
+        candidates = files_serving(below)
         found, why_not = None, NO_FILE
         for candidate in candidates:
             found, why_not = self.file(candidate)

@@ -30,26 +30,11 @@ _flag = COMMAND_LINE_SETTINGS.spelled
 
 # Which options each command honours, by their Options names; everything about a
 # flag (its type, help, allowed values and default) comes from the declaration,
-# Options.specs(). A flag of an option the command does not honour is refused.
+# Options.specs(), and so does this: generate reads a URL list, so it takes no
+# option that concerns only built pages (OptionSpec.built_pages_only). A flag of
+# an option the command does not honour is refused.
 _BUILD_OPTIONS = tuple(spec.name for spec in Options.specs())
-_GENERATE_OPTIONS = (
-    "filename",
-    "format",
-    "gzip",
-    "max_urls",
-    "max_bytes",
-    "max_sitemaps",
-    "changefreq",
-    "priority",
-    "schema_location",
-    "stylesheet",
-    "stylesheet_template",
-    "gzip_copy",
-    "robots_txt",
-    "report_file",
-    "verbose",
-    "indexnow_key",
-)
+_GENERATE_OPTIONS = tuple(spec.name for spec in Options.specs() if not spec.built_pages_only)
 # The root files of a versioned site: the versions' pages are not read for a build.
 _VERSIONS_OPTIONS = ("gzip_copy", "robots_txt", "schema_location", "stylesheet", "verbose")
 _COMMAND_OPTIONS = {"build": _BUILD_OPTIONS, "generate": _GENERATE_OPTIONS, "versions": _VERSIONS_OPTIONS}

@@ -39,6 +39,7 @@ from ..protocol.errors import ConfigError, SitemapkitError
 from ..protocol.hostsettings import MKDOCS_SETTINGS, READ_THE_DOCS_URL, base_url_setting, beside_config_file
 from ..site.frontmatter import front_matter_lastmod, front_matter_listed, read_front_matter
 from ..protocol.model import Options, Page
+from ..protocol.urls import INDEX_FILE, path_of_file
 
 __all__ = ["ProjectConfig", "project_pages", "read_project_config"]
 
@@ -300,10 +301,7 @@ def project_pages(config: ProjectConfig, built: Iterable[Page], site_dir: Path) 
 
 def _page_url(relative: str, use_directory_urls: bool) -> str:
     """The URL MkDocs gives the page written at ``relative`` (mkdocs File.url)."""
-    folder, name = posixpath.split(relative)
-    url = relative
-    if use_directory_urls and name == "index.html":
-        url = folder + "/" if folder else ""
+    url = path_of_file(relative) if use_directory_urls else relative
     # Percent-encoded as MkDocs encodes it (urllib's quote, "/" kept), so canonical
     # links the theme writes compare equal.
     return quote(url)
@@ -313,7 +311,7 @@ def _markdown_source(docs_dir: Path, relative: str, use_directory_urls: bool) ->
     """The Markdown file MkDocs builds into ``relative`` (mkdocs File.dest_uri, reversed)."""
     folder, name = posixpath.split(relative)
     stems: list[str] = []
-    if name == "index.html":
+    if name == INDEX_FILE:
         stems += [posixpath.join(folder, "index"), posixpath.join(folder, "README")]
         if use_directory_urls and folder:
             stems.append(folder)  # foo.md -> foo/index.html

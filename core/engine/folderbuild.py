@@ -31,7 +31,6 @@ import heapq
 import itertools
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -47,9 +46,10 @@ from ..protocol.encoder import (
     encode_entries,
     loc_hash,
 )
+from ..protocol.dates import moment_of_timestamp
 from ..protocol.errors import SitemapkitError
 from ..site.htmlcheck import HeadFacts
-from ..site.lastmod import file_times_notice, git_leaves_to_file_times, one_batch, trusted_file_time
+from ..site.lastmod import file_times_notice, git_installed, git_leaves_to_file_times, one_batch, trusted_file_time
 from ..protocol.model import NOTICE_EXAMPLES, Excluded, Notice, Options, Page, Report
 from ..protocol.robotsrules import RobotsRules
 from ..protocol.urls import Scope
@@ -61,7 +61,6 @@ from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, can_fork, start_pool, worker
 # bytes + 1 when its lastmod is its file time (else 0) + its entry.
 _ORDER_BYTES = 5
 _LASTMOD_ELEMENT = re.compile(LASTMOD_OPEN.encode("ascii") + b"[^<]*" + LASTMOD_CLOSE.encode("ascii"))
-_UTC = dt.timezone.utc
 
 
 class _Found:
@@ -180,7 +179,7 @@ def _check_chunk(names: list[str], first: int) -> _Found:
                 pass  # gone or unreadable: nothing to say about it
             else:
                 if trusted_file_time(stamp):
-                    lastmod = dt.datetime.fromtimestamp(int(stamp), _UTC)
+                    lastmod = moment_of_timestamp(stamp)
         page = folder_page(name, path, lastmod=lastmod)
         noticed, broke = len(report.notices), len(broken)
         loc, may_list = select_page(page, scope, options, rules, report, heads, output_dir, broken)
@@ -241,7 +240,7 @@ def _uses_git(site_dir: Path, mode: str) -> bool:
     pass for the whole repository)."""
     if mode == "git":
         return True  # git, or the notice that says why not
-    if mode != "auto" or shutil.which("git") is None:
+    if mode != "auto" or not git_installed():
         return False
     # A build's output folder inside a work tree (Hugo's public/, Jekyll's _site/)
     # that git neither tracks nor half ignores: file times, as without git.
@@ -300,7 +299,7 @@ def _build_folder(
     found = _Found()
     # Pages in a repository of their own below the folder are dated by its
     # history (build_site); the folder's own repository was judged already (_uses_git).
-    repositories: list[str] | None = [] if options.lastmod == "auto" and shutil.which("git") else None
+    repositories: list[str] | None = [] if options.lastmod == "auto" and git_installed() else None
     chunks = _chunks(walk_pages(site_dir, repositories), chunk_pages)
     # Processes pay for themselves from a few chunks on (starting them costs about
     # what checking a thousand pages does).

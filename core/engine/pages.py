@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..publish import publication as publish
 from . import workers
-from ..protocol.errors import SitemapkitError, UrlError
+from ..protocol.errors import LastmodError, SitemapkitError, UrlError
 from ..site.folder import file_prefix, folder_page, page_file, walk_pages
 from ..site.htmlcheck import HeadFacts, check_built_page, inspect_built_page
 from ..site.lastmod import resolve_file_lastmods
@@ -29,8 +29,8 @@ from ..protocol.model import NOTICE_EXAMPLES, Excluded, Lastmod, Notice, Options
 from ..protocol.robotsrules import RobotsRules
 from ..protocol.dates import W3C_DATETIME, lastmod_instant, parse_lastmod
 from ..protocol.encoder import EncodeResult, SitemapFile, encode_pages
-from ..protocol.languages import X_DEFAULT, language_tag
-from ..protocol.urls import OutOfScope, Scope, comparable_url, file_spelling
+from ..protocol.languages import X_DEFAULT, hreflang_value, language_tag
+from ..protocol.urls import INDEX_FILE, OutOfScope, Scope, comparable_url, file_spelling, files_serving
 
 
 def build_site(
@@ -404,7 +404,7 @@ def head_verdict(output: Path | str, loc: str, scope: Scope, options: Options, o
 
 def _serves(output_dir: Path, scope: Scope, url: str) -> bool | None:
     """Whether the output folder holds a file a static host serves at ``url``
-    (itself, its ``index.html``, or ``<url>.html``), or the page in the other URL
+    (:func:`~sitemapkit.protocol.urls.files_serving`), or the page in the other URL
     form (``guide/install.html`` for ``guide/install/``: the page a canonical
     written for the other form means); None for a URL outside the base folder,
     whose pages this build does not know."""
@@ -413,10 +413,9 @@ def _serves(output_dir: Path, scope: Scope, url: str) -> bool | None:
     if not key.startswith(prefix):
         return None
     below = unquote(key[len(prefix) :].split("?", 1)[0].split("#", 1)[0])
-    if below in ("", "/") or below.endswith("/"):
-        candidates = [below + "index.html", below + "index.htm"] + ([below[:-1] + ".html"] if below.strip("/") else [])
-    else:
-        candidates = [below, below + ".html", below + "/index.html"]
+    candidates = list(files_serving(below))
+    if below.endswith("/") and below.strip("/"):
+        candidates.append(below[:-1] + ".html")  # the other form of guide/install/
     return any((output_dir / name).is_file() for name in candidates)
 
 
@@ -437,7 +436,7 @@ def _other_builder_form(output: Path | str, loc: str, target: str) -> bool:
         # The page is .../install/index.html; the other form's file is .../install.html.
         other_file = output.parent.with_name(output.parent.name + ".html")
     elif page_path.endswith(".html") and target_path == page_path[: -len(".html")] + "/":
-        other_file = output.with_suffix("") / "index.html"
+        other_file = output.with_suffix("") / INDEX_FILE
     else:
         return False
     return not other_file.exists()
@@ -562,9 +561,9 @@ def _resolve_dates(
                 continue  # found here (git, file time, head, parsed): a date already
         try:
             instant = lastmod_instant(value)
-        except UrlError as error:
+        except LastmodError as error:
             where = f"{page.source} ({page.loc})" if page.source is not None else repr(page.loc)
-            raise UrlError(f"lastmod of {where}: {error}") from None
+            raise LastmodError(f"lastmod of {where}: {error}") from None
         if instant is not None and listings:
             resolved[loc] = (instant, value)
     # Listing pages (tags, categories, indexes) changed when their newest member did,
@@ -608,7 +607,7 @@ def _parse_front_matter_date(value: str, page: Page):
         return parse_lastmod(value)
     except ValueError as error:
         where = f"{page.source} ({page.loc})" if page.source is not None else repr(page.loc)
-        raise UrlError(f"lastmod of {where}: {error}") from None
+        raise LastmodError(f"lastmod of {where}: {error}") from None
 
 
 def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report, heads: dict[str, HeadFacts]) -> None:
@@ -632,7 +631,7 @@ def _resolve_alternates(kept: dict[str, Page], options: Options, report: Report,
             given += groups.get(page.translation_key, ())
         if page.hreflang:
             given.append((page.hreflang, loc))
-        given = [(code, href) for code, href in given if code != X_DEFAULT]
+        given = [(code, href) for code, href in given if hreflang_value(code) != X_DEFAULT]
         for code, href in given:
             tag = language_tag(code)
             if tag is None:
@@ -677,7 +676,7 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
         pairs = set()
         problem = None
         for code, href in facts.alternates:
-            tag = "x-default" if code.strip().lower() == "x-default" else language_tag(code)
+            tag = hreflang_value(code)
             target = by_key.get(comparable_url(href))
             if tag is None:
                 problem = f"{code!r} is not a language tag"
@@ -709,8 +708,8 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
             refused[loc] = group
             alternates: tuple[tuple[str, str], ...] = ()
         else:
-            languages = sorted((tag, target) for tag, target in group if tag != "x-default")
-            defaults = [target for tag, target in group if tag == "x-default"]
+            languages = sorted((tag, target) for tag, target in group if tag != X_DEFAULT)
+            defaults = [target for tag, target in group if tag == X_DEFAULT]
             if len({tag for tag, _ in languages}) != len(languages) or len(defaults) > 1:
                 refused[loc] = "it names two pages for one language"
                 alternates = ()
@@ -720,9 +719,9 @@ def _declared_alternates(kept: dict[str, Page], options: Options, report: Report
                 alternates = tuple(languages)
                 x_default = language_tag(options.x_default) if options.x_default else None
                 if defaults:
-                    alternates += (("x-default", defaults[0]),)
+                    alternates += ((X_DEFAULT, defaults[0]),)
                 elif x_default and x_default in dict(languages):
-                    alternates += (("x-default", dict(languages)[x_default]),)
+                    alternates += ((X_DEFAULT, dict(languages)[x_default]),)
         if adapter_groups and page.alternates != alternates:
             disagree.append(loc)
         if page.alternates != alternates:

@@ -226,12 +226,14 @@ def plain_block_entries(
 
 class _LineError(Exception):
     """Line ``index`` (counted from 0 in its block) cannot be listed: ``message``
-    says why. Raised in a worker; the main process names the line."""
+    says why, ``kind`` is the error to raise (a bad URL, a bad lastmod). Raised
+    in a worker; the main process names the line."""
 
-    def __init__(self, index: int, message: str) -> None:
-        super().__init__(index, message)
+    def __init__(self, index: int, message: str, kind: type[UrlError] = UrlError) -> None:
+        super().__init__(index, message, kind)
         self.index = index
         self.message = message
+        self.kind = kind
 
 
 class _BlockFormatter:
@@ -283,7 +285,7 @@ class _BlockFormatter:
             try:
                 entry = formatter.entry(Page(url, lastmod=lastmod or None))
             except UrlError as error:
-                raise _LineError(index, str(error)) from None
+                raise _LineError(index, str(error), type(error)) from None
             if entry is None:
                 continue
             if not self.planner.fits_alone(entry):
@@ -530,7 +532,7 @@ class _InOrder:
                     breaks += chunk.count(b"\n")
                     position += len(chunk)
                 first = breaks + 2
-        return UrlError(f"{self.name} line {first + error.index}: {error.message}")
+        return error.kind(f"{self.name} line {first + error.index}: {error.message}")
 
     def _loc(self, entry: bytes) -> bytes:
         return entry if self.text else entry[len(_URL_OPEN) : entry.index(_LOC_CLOSE)]

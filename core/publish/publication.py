@@ -3,7 +3,7 @@
 A sitemap is a set of files, published as a whole (:class:`Publication`): at
 every instant a crawler reading the folder from its entry point finds the complete
 old set or the complete new one. Shards are named by their content (see
-:class:`~sitemapkit.encoder.ShardPlanner`), so a new shard never lands on a name
+:mod:`~sitemapkit.protocol.filenames`), so a new shard never lands on a name
 the published index uses; they are written first, the files that point at them
 (index, robots.txt) are staged under temporary names and renamed into place last,
 and only then is what the new set no longer names removed. A run that fails or is
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import errno
-import hashlib
 import importlib
 import os
 import re
@@ -28,6 +27,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..protocol.errors import ConfigError, OutputError
+from ..protocol.filenames import content_index_name, index_name, own_file_pattern
 from ..protocol.hostsettings import is_local_address
 from ..protocol.indexnow import key_file_name
 from ..protocol.encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, SitemapFile
@@ -150,34 +150,6 @@ def write_shard(folder: Path, item: SitemapFile) -> SitemapFile:
     return SitemapFile(item.name, b"", item.kind, item.count, item.lastmod, item.gzip, item.crc)
 
 
-def own_file_pattern(filename: str) -> re.Pattern[str]:
-    """Names that sitemapkit's own naming produces for the entry point ``filename``:
-    shards (first-URL hash, then content crc32; earlier versions wrote the first
-    part only) and extra indexes."""
-    stem, _, ext = filename.rpartition(".")
-    stem = re.escape(stem)
-    return re.compile(
-        rf"{stem}-[0-9a-f]{{10}}(?:[0-9a-f]{{8}})?{_SHARD_END}|{stem}-index-(?:\d+|[0-9a-f]{{16}})\.xml\Z"
-    )
-
-
-# After a shard's hashes: a number when two shards share a first URL, the format.
-_SHARD_END = r"(?:-\d+)?\.(?:xml|txt)(?:\.gz)?\Z"
-
-
-def content_named_pattern(filename: str) -> re.Pattern[str]:
-    """Shards named by their content as well as their first URL (the crc32 of
-    their bytes, see encoder.ShardPlanner): one name, one content."""
-    stem = re.escape(filename.rpartition(".")[0])
-    return re.compile(rf"{stem}-[0-9a-f]{{18}}{_SHARD_END}")
-
-
-def content_index_name(filename: str, data: bytes) -> str:
-    """An index named by its content, for sets of several indexes (see :func:`finish`)."""
-    stem = filename.rpartition(".")[0]
-    return f"{stem}-index-{hashlib.blake2b(data, digest_size=8).hexdigest()}.xml"
-
-
 def remove_stale(folder: Path, filename: str, keep: Iterable[str], entry_points: Iterable[str] = ()) -> list[str]:
     """Delete shards and extra indexes an earlier build left that this one did not
     write. Only names sitemapkit's naming produces are touched, and the
@@ -211,7 +183,7 @@ def remove_files(folder: Path, names: Iterable[str]) -> list[str]:
 def entry_names(options: Options) -> list[str]:
     """The fixed names of the entry point: the one the user names, and the index
     a text sitemap gets when it needs one."""
-    return list(dict.fromkeys([options.filename, options.filename.rpartition(".")[0] + ".xml"]))
+    return list(dict.fromkeys([options.filename, index_name(options.filename, 1)]))
 
 
 def index_names(options: Options) -> list[str]:

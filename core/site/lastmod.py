@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Generic, TypeVar, Union
 
+from ..protocol.dates import moment_of_timestamp
 from ..protocol.errors import ConfigError
 from ..protocol.model import LASTMOD_SOURCES, NOTICE_EXAMPLES, Notice
 from ..protocol.urls import HTML_SUFFIXES
@@ -51,9 +52,6 @@ _BATCH_GAP_SECONDS = 2.0
 # one page) really was written then, while a checkout or a build worth a sitemap
 # has more pages than a project template.
 _BATCH_MIN_FILES = 5
-
-
-_UTC = dt.timezone.utc
 
 
 #: How the files asked about are named in a result: Path objects
@@ -186,6 +184,16 @@ class _GitRefused(Exception):
     """git ran but would not answer; the message says why, in git's words."""
 
 
+#: The git command every date from history is asked of (looked up on PATH).
+GIT = "git"
+
+
+def git_installed() -> bool:
+    """Whether git can be run: the one test, for build_site's dates and for
+    sitemapkit build's choice between git and file times."""
+    return shutil.which(GIT) is not None
+
+
 def _git_env() -> dict[str, str]:
     env = dict(os.environ)
     # Reading history must never prompt for credentials nor, in a partial clone,
@@ -196,7 +204,7 @@ def _git_env() -> dict[str, str]:
 
 def _run_git(args: list[str], cwd: str) -> bytes:
     done = subprocess.run(
-        ["git", *args], cwd=cwd, env=_git_env(), stdin=subprocess.DEVNULL, capture_output=True, check=False
+        [GIT, *args], cwd=cwd, env=_git_env(), stdin=subprocess.DEVNULL, capture_output=True, check=False
     )
     if done.returncode != 0:
         raise _GitRefused(done.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed")
@@ -214,7 +222,7 @@ def _git_dates(sources: list[FileName], included: list[FileName], *, explicit: b
     includes = set(included)
     folders: dict[str, str] = {}  # one realpath per folder, not per file
     located = {p: _locate(p, folders) for p in paths}
-    if shutil.which("git") is None:
+    if not git_installed():
         if explicit:
             raise ConfigError("lastmod", "'git' asks for git dates, but git is not installed")
         return _GitOutcome(dict.fromkeys(includes), list(sources), [])
@@ -364,7 +372,7 @@ def _repo_dates(
     dates: dict[FileName, dt.datetime | None] = dict.fromkeys(untracked_includes)
     for name, when in commit_times.items():
         for path in wanted[name]:
-            dates[path] = None if when is None else dt.datetime.fromtimestamp(when, _UTC)
+            dates[path] = None if when is None else moment_of_timestamp(when)
     notices = []
     if cut_short:
         examples = sorted(os.fsdecode(name) for name in cut_short)
@@ -518,7 +526,7 @@ def _tracked_files(top: str, scope: str) -> set[bytes]:
 def _ignored_files(top: str, names: list[bytes]) -> set[bytes]:
     """Which of these untracked names git ignores, in one ``git check-ignore``."""
     done = subprocess.run(
-        ["git", "check-ignore", "--stdin", "-z"],
+        [GIT, "check-ignore", "--stdin", "-z"],
         cwd=top,
         env=_git_env(),
         input=b"".join(name + b"\0" for name in names),
@@ -577,7 +585,7 @@ def _last_commits(
     shallow = repo.shallow_commits
 
     command = [
-        "git",
+        GIT,
         "-c",
         "log.showSignature=false",
         # With --first-parent and -m, each merge lists what it changed against its
@@ -680,7 +688,7 @@ def archive_lastmods(
     dates: dict[Path, dt.datetime | None] = dict.fromkeys(paths)
     for name, when in times.items():
         for path in wanted[name]:
-            dates[path] = None if when is None else dt.datetime.fromtimestamp(when, _UTC)
+            dates[path] = None if when is None else moment_of_timestamp(when)
     return LastmodResult(dates, [], set())
 
 
@@ -713,9 +721,7 @@ def _file_times(
     plausible = [s for s in stamps if s is not None and s >= _EARLIEST_TRUE_MTIME]
     batch = one_batch(plausible)
     dates: dict[FileName, dt.datetime | None] = {
-        path: dt.datetime.fromtimestamp(int(stamp), _UTC)
-        if stamp is not None and stamp >= _EARLIEST_TRUE_MTIME and not batch
-        else None
+        path: moment_of_timestamp(stamp) if stamp is not None and stamp >= _EARLIEST_TRUE_MTIME and not batch else None
         for path, stamp in zip(paths, stamps)
     }
     too_old_count = sum(1 for s in stamps if s is not None and s < _EARLIEST_TRUE_MTIME)

@@ -475,7 +475,8 @@ def test_refresh_url_follows_the_html_standard(content, url):
         ("https://example.com/a%2Fb", "https://example.com/a/b", False),
         ("https://example.com/a/../b", "https://example.com/b", True),
         ("https://example.com/d/index.html", "https://example.com/d/", True),
-        ("https://example.com/index.htm", "https://example.com/", True),
+        # Only index.html is the folder's file (urls.INDEX_FILE); an index.htm is a page of its own.
+        ("https://example.com/index.htm", "https://example.com/", False),
         ("https://example.com/d/main.html", "https://example.com/d/", False),
         ("https://example.com/a#x", "https://example.com/a", True),
         ("https://example.com/a?b=1", "https://example.com/a", False),
