@@ -174,7 +174,7 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         pages.sort(key=lambda page: page.loc)
         self.files = []
         try:
-            report = build_site(pages, self.options, Path(config.site_dir), page_dates=FRONT_MATTER_DATE_ADVICE)
+            report = build_site(pages, self.options, Path(config.site_dir), date_advice=FRONT_MATTER_DATE_ADVICE)
             companion = self.options.xml_companion()
             if companion is not None and _reads_sitemap_xml(config):
                 # A text sitemap alone would leave Material's instant navigation

@@ -106,7 +106,7 @@ def date_pages(
         # Keyed by the file as pages mostly give it, so each page looks its date
         # up without making a Path again (_date_of).
         only_included = sorted(includes.difference(sources))
-        found = resolve_file_lastmods(sources, options.lastmod, only_included, page_dates=date_advice)
+        found = resolve_file_lastmods(sources, options.lastmod, only_included, date_advice=date_advice)
         del sources, includes
         dates, not_in_git = found.dates, found.not_in_git
         if options.lastmod_warnings:

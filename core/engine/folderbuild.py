@@ -367,7 +367,7 @@ def _build_folder(
             [n[below:] for n in found.too_old_names],
             len(found.plausible) if flat else 0,
             found.too_old_count,
-            page_dates=date_advice,
+            date_advice=date_advice,
         )
         if notice is not None and options.lastmod_warnings:
             report.notices.append(notice)

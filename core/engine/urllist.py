@@ -44,7 +44,7 @@ from ..protocol.encoder import (
     SitemapFile,
     EntryWriter,
     newest_lastmod_in,
-    finish,
+    closing_files,
 )
 from ..protocol.urls import (
     CONTROL_RANGES,
@@ -617,7 +617,7 @@ def write_url_list(
             f for part in ordered for f in (pool.result(part) if pool and isinstance(part, workers.Task) else part)
         ]
         sequencer.shards = list(written)
-        written += publication.write(finish(sequencer, options, formatter.scope, result))
+        written += publication.write(closing_files(sequencer, options, formatter.scope, result))
     except UnicodeDecodeError as error:
         raise UrlError(f"the URL list is not UTF-8 text ({error.reason} at byte {error.start} of a block)") from None
     finally:

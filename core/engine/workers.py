@@ -8,8 +8,8 @@ blocks, ``sitemapkit build``'s pages, ``build_site``'s head checks), all through
 * a pool pays from :data:`POOL_FROM_CHUNKS` tasks on (:func:`pool_pays`); fewer
   are done in this process;
 * one process a core, at most :data:`MAX_WORKERS`;
-* forked, never spawned: a worker starts in a millisecond with everything
-  imported, and reads its state from the parent's memory;
+* forked, never spawned: a worker starts with everything imported, and
+  reads its state from the parent's memory;
 * never forked from a process running other threads (``mkdocs serve``'s
   live-reload server, a host's own pools): a lock another thread held at the
   fork stays held in the child for ever. Such a process does the work itself;
