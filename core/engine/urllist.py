@@ -4,13 +4,18 @@ The input is cut into blocks of lines; from a file, each worker process reads it
 own blocks (from a pipe, this process hands them out). A block whose lines are
 all plain (absolute URLs under the base, or paths below it, each with an optional
 W3C date) is formatted with whole-block byte operations; any other block goes
-line by line through the same :class:`~sitemapkit.encoder.EntryWriter` pages use,
+line by line through the same :class:`~sitemapkit.protocol.encoder.EntryWriter` pages use,
 which reports what it leaves out. Shard boundaries depend only on entries (see
-:class:`~sitemapkit.encoder.ShardPlanner`), so each worker cuts, compresses and
+:class:`~sitemapkit.protocol.encoder.ShardPlanner`), so each worker cuts, compresses and
 writes the shards that lie wholly inside its block, straight from the formatted
 bytes; this process joins the pieces that straddle two blocks (a worker writes
 them) and writes the index. Until the list is known not to fit one file, workers
 only format, and this process keeps the entries.
+
+The processes are :class:`~sitemapkit.engine.workers.Workers`, as for the
+other builds: from the second block on (:data:`~sitemapkit.engine.workers.POOL_FROM_BLOCKS`);
+each holds a :class:`_BlockWorker`; a block a dead worker did not finish is
+formatted (and its shards written, under their content names) in this process.
 """
 
 from __future__ import annotations
