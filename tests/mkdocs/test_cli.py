@@ -40,7 +40,7 @@ def test_fixture_builds_under_strict_without_warnings(project):
         ({"exclude": "drafts/*"}, "Plugin 'sitemapkit' option 'exclude'"),
         # ... and the core checks the value, named as the user wrote it.
         ({"max_bytes": 100}, "plugins.sitemapkit.max_bytes: 100"),
-        ({"lastmod": "sometimes"}, "plugins.sitemapkit.site.lastmod: 'sometimes'"),
+        ({"lastmod": "sometimes"}, "plugins.sitemapkit.lastmod: 'sometimes'"),
         ({"filename": "../sitemap.xml"}, "plugins.sitemapkit.filename:"),
     ],
     ids=["type", "list", "range", "choice", "filename"],
@@ -224,7 +224,7 @@ def test_lastmod_git_outside_git_stops_naming_the_setting(project):
     assert "Traceback" not in result.stderr
     errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR")]
     assert errors == [
-        f"ERROR   -  plugins.sitemapkit.site.lastmod: 'git' asks for git dates, but {project.root / 'docs'} "
+        f"ERROR   -  plugins.sitemapkit.lastmod: 'git' asks for git dates, but {project.root / 'docs'} "
         "is not in a git work tree"
     ], result.stderr
 
