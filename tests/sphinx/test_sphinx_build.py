@@ -396,10 +396,10 @@ def test_a_shallow_clone_warns_and_a_strict_build_can_stay_green_still_showing_i
     strict = sphinx_build(clone, out, "-W")
     assert strict.returncode != 0 and "fetch-depth: 0" in strict.stderr
     if SPHINX_VERSION >= (8,):  # Sphinx 7.4 does not show warning types
-        assert "[sitemapkit.site.lastmod]" in strict.stderr
+        assert "[sitemapkit.lastmod]" in strict.stderr
     # Either way the README gives: filter the warning by its type, or make it
     # information with sitemapkit_lastmod_warnings = False (still in the log).
-    assert_clean(sphinx_build(clone, out, "-W", "-D", "suppress_warnings=sitemapkit.site.lastmod"))
+    assert_clean(sphinx_build(clone, out, "-W", "-D", "suppress_warnings=sitemapkit.lastmod"))
     quiet = sphinx_build(clone, out, "-W", "-D", "sitemapkit_lastmod_warnings=0")
     assert_clean(quiet)
     assert "fetch-depth: 0" in quiet.stdout
