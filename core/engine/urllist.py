@@ -616,7 +616,9 @@ def write_url_list(
                     raise in_order.error(error, first, 1) from None
                 ordered.append(_write(folder, sequencer.feed(*entries)))
         else:
-            pool = workers.Workers(_block_worker, (options, str(folder), descriptor))
+            count = workers.worker_count()
+            # A block is big: one a process ahead, and one more, keep them busy.
+            pool = workers.Workers(_block_worker, (options, str(folder), descriptor), count, ahead=count + 1)
             _work_in_pool(itertools.chain([first, second], blocks), pool, sequencer, in_order, ordered)
         written = [
             f for part in ordered for f in (pool.result(part) if pool and isinstance(part, workers.Task) else part)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
+import functools
 import gc
 import multiprocessing
 import os
@@ -225,19 +226,27 @@ class Task:
         self.task, self.args, self.future = task, args, future
 
 
+def _forget_args(handed: Task, future: concurrent.futures.Future) -> None:
+    if not future.cancelled() and not isinstance(future.exception(), BrokenProcessPool):
+        handed.args = ()
+
+
 class Workers:
     """The processes of one step (``count``, default one a core; an in-process
     stand-in where :func:`start_pool` gives one), each holding the state
     ``make_state(*args)`` makes. Use as a context manager: the processes end
     with it."""
 
-    def __init__(self, make_state: Callable[..., Any], args: tuple = (), count: int | None = None) -> None:
+    def __init__(
+        self, make_state: Callable[..., Any], args: tuple = (), count: int | None = None, ahead: int | None = None
+    ) -> None:
         self.make_state, self.args = make_state, args
         count = worker_count() if count is None else count
         self._pool: Pool | None = start_pool(_keep_state, (make_state, args), count)
         #: How many tasks in_order hands out beyond the one whose result it awaits:
-        #: enough to keep every core busy.
-        self.ahead = 0 if isinstance(self._pool, InProcess) else 2 * count
+        #: enough to keep every core busy (default two a process; a step of big
+        #: tasks names fewer, to hold less).
+        self.ahead = 0 if isinstance(self._pool, InProcess) else (2 * count if ahead is None else ahead)
         self._state: Any = None
 
     def __enter__(self) -> Workers:
@@ -257,10 +266,16 @@ class Workers:
         if self._pool is None:
             return Task(task, args, None)
         try:
-            return Task(task, args, self._pool.submit(_run, self.make_state, task, args))
+            future = self._pool.submit(_run, self.make_state, task, args)
         except BrokenProcessPool:
             self._lost()
             return Task(task, args, None)
+        handed = Task(task, args, future)
+        if not isinstance(self._pool, InProcess):
+            # Done by its worker, the task is not needed again: its arguments (a
+            # shard's entries) are freed now, not when its result is taken.
+            future.add_done_callback(functools.partial(_forget_args, handed))
+        return handed
 
     def result(self, handed: Task) -> Any:
         """What ``handed`` returned (its exception raised); done here when its
