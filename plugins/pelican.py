@@ -484,7 +484,7 @@ def finish_run(pelican) -> None:
         outer.handed_over.extend(_absolute(page, run.site_url) for page in pages)
         return
     try:
-        report = sitemapkit.build_site(pages, run.options, Path(run.output_dir), page_dates=PAGE_DATES)
+        report = sitemapkit.build_site(pages, run.options, Path(run.output_dir), date_advice=PAGE_DATES)
     except ConfigError as error:
         raise _translate(error) from None
     for notice, text in report.log_lines(verbose=run.options.verbose):

@@ -325,7 +325,7 @@ def assert_every_page_accounted(
 
 @contextlib.contextmanager
 def read_ahead_in_workers(monkeypatch: pytest.MonkeyPatch):
-    """build_site's heads read by worker processes (build._read_ahead) even on a
+    """build_site's heads read by worker processes (engine.pages._read_ahead) even on a
     fixture's few pages: two pages a chunk, two processes. Yields the pools
     started, for the test to see that processes did the work."""
     from sitemapkit.engine import workers

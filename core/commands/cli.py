@@ -152,23 +152,23 @@ def cmd_build(args: argparse.Namespace) -> int:
 
             pages = with_mirrored_sources(pages, site_dir, Path(args.source))
     if args.config:
-        from ..site.frontmatter import FRONT_MATTER_DATE_ADVICE as page_dates
+        from ..site.frontmatter import FRONT_MATTER_DATE_ADVICE as date_advice
     else:
         # A plain folder's pages (or those --source finds no source for) are dated
         # by their heads before their file times.
-        from ..site.htmlcheck import HEAD_DATE_ADVICE as page_dates
+        from ..site.htmlcheck import HEAD_DATE_ADVICE as date_advice
 
         if not args.source:
             # The built files' times are the build's; the sources' history is not.
-            page_dates = f"name the sources with --source DIR to date pages by their git history, {page_dates}"
+            date_advice = f"name the sources with --source DIR to date pages by their git history, {date_advice}"
     if args.config or args.source:
         pages = sorted(pages, key=lambda p: p.loc)
-        report = build_site(pages, options, site_dir, page_dates=page_dates)
+        report = build_site(pages, options, site_dir, date_advice=date_advice)
     else:
         # The folder's own pages: found, checked and dated on every core.
         from ..engine.folderbuild import build_folder
 
-        report = build_folder(site_dir, options, page_dates=page_dates)
+        report = build_folder(site_dir, options, date_advice=date_advice)
     if args.config and report.urls:
         from ..config.mkdocs import GENERATOR_SITEMAPS
         from ..engine.companion import XML_COMPANION_NOTE, build_xml_companion

@@ -145,8 +145,8 @@ class EntryWriter:
         self.result = result
         self.text = options.format == "txt"
         self.default_extra = _options_extra(options)
-        # Problems with alternates already told (one notice each).
-        self.told: set[str] = set()
+        # Problems with alternates already reported (one notice each).
+        self.reported: set[str] = set()
         self.previous: str | None = None
         self.lastmod_text = LastmodWriter().text
 
@@ -210,8 +210,8 @@ class EntryWriter:
         return links
 
     def _drop(self, problem: str) -> list[str]:
-        if problem not in self.told:
-            self.told.add(problem)
+        if problem not in self.reported:
+            self.reported.add(problem)
             self.result.notices.append(Notice("hreflang", f"left out the alternates of pages that name {problem}"))
         return []
 
@@ -423,7 +423,8 @@ class Sequencer:
         # hold the whole site in memory.
         self.shards.extend(dataclasses.replace(f, data=b"") for f in files)
 
-    def finish(self) -> list[SitemapFile]:
+    def last_files(self) -> list[SitemapFile]:
+        """The files still held: the single file, or the last shard."""
         if self.single:
             if not self.held:
                 # An empty <urlset> is invalid (the schema wants one <url>): no file.
@@ -534,12 +535,12 @@ def encode_entries(
             batch, hashes, alternates = [], [], False
     if batch:
         yield from sequencer.feed(batch, hashes, alternates)
-    yield from finish(sequencer, options, scope, result)
+    yield from closing_files(sequencer, options, scope, result)
 
 
-def finish(sequencer: Sequencer, options: Options, scope: Scope, result: EncodeResult) -> Iterator[SitemapFile]:
+def closing_files(sequencer: Sequencer, options: Options, scope: Scope, result: EncodeResult) -> Iterator[SitemapFile]:
     """The last shard and the index files (or the single file)."""
-    last = sequencer.finish()
+    last = sequencer.last_files()
     if sequencer.single:
         if last:
             result.urls = last[0].count

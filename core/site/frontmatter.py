@@ -29,7 +29,7 @@ __all__ = [
 #: The front-matter keys the rule reads.
 FRONT_MATTER_KEYS = frozenset({"lastmod", "date", "sitemap"})
 
-#: How a page gives its own date under this rule: what ``build_site(page_dates=)``
+#: How a page gives its own date under this rule: what ``build_site(date_advice=)``
 #: offers when git and file times cannot date the pages.
 FRONT_MATTER_DATE_ADVICE = "give the pages a 'lastmod' or 'date' in their front matter"
 

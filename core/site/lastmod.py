@@ -77,6 +77,7 @@ def resolve_lastmods(
     mode: str = "auto",
     includes: Iterable[Path | str] = (),
     *,
+    date_advice: str | None = None,
     page_dates: str | None = None,
 ) -> LastmodResult[Path]:
     """Last change of each source file, by ``mode`` (auto | git | mtime | none).
@@ -91,8 +92,8 @@ def resolve_lastmods(
     ``git`` when sources are in a git work tree and git is installed, else
     ``mtime``. Untrustworthy dates (shallow history, file times of one batch or
     before 1980) come back as ``None``, with one notice per cause; the notice
-    offers ``page_dates`` (how the caller's pages state a date of their own, in
-    its terms) where it is given. ``git`` where git cannot be asked (no work
+    offers ``date_advice`` (how the caller's pages state a date of their own, in
+    its terms; ``page_dates`` is its former name, still taken) where it is given. ``git`` where git cannot be asked (no work
     tree, git not installed) is a :class:`ConfigError`.
 
     ``includes`` are files pages are built from besides their sources (Sphinx
@@ -107,29 +108,29 @@ def resolve_lastmods(
     paths = list(dict.fromkeys(Path(p) for p in sources))
     as_source = set(paths)
     extra = [p for p in dict.fromkeys(Path(p) for p in includes) if p not in as_source]
-    return _resolve(paths, mode, extra, page_dates)
+    return _file_dates(paths, mode, extra, date_advice if date_advice is not None else page_dates)
 
 
 def resolve_file_lastmods(
-    sources: Sequence[str], mode: str, includes: Sequence[str] = (), *, page_dates: str | None = None
+    sources: Sequence[str], mode: str, includes: Sequence[str] = (), *, date_advice: str | None = None
 ) -> LastmodResult[str]:
     """:func:`resolve_lastmods` for files named by strings, each named once (an
     include is not also a source), keyed by the strings as given: 100,000
     ``Path`` objects cost more than the git pass or the stat calls."""
     _check_mode(mode)
-    return _resolve(list(sources), mode, list(includes), page_dates)
+    return _file_dates(list(sources), mode, list(includes), date_advice)
 
 
-def _resolve(
-    paths: list[FileName], mode: str, extra: list[FileName], page_dates: str | None
+def _file_dates(
+    paths: list[FileName], mode: str, extra: list[FileName], date_advice: str | None
 ) -> LastmodResult[FileName]:
     """resolve_lastmods for distinct ``paths`` and ``extra`` includes."""
     if mode not in ("auto", "git") or not (paths or extra):
-        return _without_git(paths, mode, extra, page_dates)
+        return _without_git(paths, mode, extra, date_advice)
     outcome = _git_dates(paths, extra, explicit=(mode == "git"))
     dates = outcome.dates
     notices = list(outcome.notices)
-    mtimes, mtime_notice = _file_times(outcome.use_mtime, page_dates)
+    mtimes, mtime_notice = _file_times(outcome.use_mtime, date_advice)
     dates.update(mtimes)
     if mtime_notice:
         notices.append(mtime_notice)
@@ -143,14 +144,14 @@ def _check_mode(mode: str) -> None:
 
 
 def _without_git(
-    paths: list[FileName], mode: str, extra: list[FileName], page_dates: str | None
+    paths: list[FileName], mode: str, extra: list[FileName], date_advice: str | None
 ) -> LastmodResult[FileName]:
     """``none`` and ``mtime`` for distinct ``paths`` and ``extra`` includes
     (which only git dates)."""
     if mode == "none":
         return LastmodResult(dict.fromkeys(itertools.chain(paths, extra)))
     # Callers get their paths back in the order they gave them.
-    dates, notice = _file_times(paths, page_dates)
+    dates, notice = _file_times(paths, date_advice)
     dates.update(dict.fromkeys(extra))
     return LastmodResult(dates, [notice] if notice else [])
 
@@ -707,7 +708,7 @@ def _nul_fields(stream: IO[bytes]) -> Iterator[bytes]:
 
 
 def _file_times(
-    paths: list[FileName], page_dates: str | None = None
+    paths: list[FileName], date_advice: str | None = None
 ) -> tuple[dict[FileName, dt.datetime | None], Notice | None]:
     """Modification times, withheld when they cannot be a page's real last
     change; in the order of ``paths``."""
@@ -738,7 +739,7 @@ def _file_times(
         [name(where) for where in heapq.nsmallest(NOTICE_EXAMPLES, too_old)],
         len(flat),
         len(too_old),
-        page_dates=page_dates,
+        date_advice=date_advice,
     )
 
 
@@ -759,12 +760,12 @@ def file_times_notice(
     too_old: list[str],
     flat_count: int | None = None,
     too_old_count: int | None = None,
-    page_dates: str | None = None,
+    date_advice: str | None = None,
 ) -> Notice | None:
     """The notice for file times withheld: the names (relative to the sources'
     common folder, sorted; the first few are enough when the counts are given)
     of the sources whose times are one batch's, and of those before 1980;
-    ``page_dates`` as :func:`resolve_lastmods` takes it."""
+    ``date_advice`` as :func:`resolve_lastmods` takes it."""
     flat_count = len(flat) if flat_count is None else flat_count
     too_old_count = len(too_old) if too_old_count is None else too_old_count
     reasons = []
@@ -783,7 +784,7 @@ def file_times_notice(
         return None
     # Only what this user can do: pages state their own date only where the caller
     # reads one (front matter, metadata); the command line reads none.
-    remedies = ["Build from a full git clone (lastmod 'auto' or 'git')", page_dates, "set lastmod to 'none'"]
+    remedies = ["Build from a full git clone (lastmod 'auto' or 'git')", date_advice, "set lastmod to 'none'"]
     offered = [remedy for remedy in remedies if remedy]
     return _notice(
         f"lastmod omitted: {'; '.join(reasons)}, so they do not tell when a page changed. "

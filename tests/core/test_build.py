@@ -581,3 +581,21 @@ def test_x_default_is_one_value_however_it_is_spelled(tmp_path: Path, path, spel
     expected = path("x-default", tmp_path / "as-written")
     assert b'hreflang="x-default"' in expected
     assert path(spelling, tmp_path / "spelled") == expected
+
+
+@pytest.mark.parametrize("keyword", ["date_advice", "page_dates"])
+def test_date_advice_is_offered_under_its_name_and_its_former_one(tmp_path: Path, keyword: str) -> None:
+    """build_site's ``date_advice`` (how the caller's pages can state a date) is
+    offered when file times are of one batch; ``page_dates``, its former name,
+    is public API and still taken."""
+    site = tmp_path / "site"
+    pages = []
+    for n in range(6):
+        source = site / f"p{n}.md"
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text("x")
+        os.utime(source, (1_700_000_000, 1_700_000_000))
+        pages.append(Page(f"p{n}/", source=source))
+    advice = "give each page a date of its own"
+    report = build_site(pages, Options(base_url="https://example.org/", lastmod="mtime"), site, **{keyword: advice})
+    assert any(advice in notice.message for notice in report.notices)
