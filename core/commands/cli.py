@@ -11,14 +11,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterable
 from pathlib import Path
 from typing import NoReturn
 
 from ..protocol.version import __version__
 from ..publish import publication as publish
 from ..protocol.errors import ConfigError, SitemapkitError
-from ..protocol.model import Options, Page, closest_option
+from ..protocol.model import Options, closest_option
 
 
 def _flag(option: str) -> str:
@@ -128,74 +127,99 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
 # quickly.
 
 
+def _project_module(config_file: str):
+    """The module of ``config`` that reads ``--config FILE`` (by its name): Hugo's
+    configuration files and folders, else a MkDocs-shaped project's."""
+    from ..config import hugo
+
+    if hugo.is_hugo_config(Path(config_file)):
+        return hugo
+    from ..config import mkdocs
+
+    return mkdocs
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     if args.config:
-        if args.source:
-            raise SitemapkitError(
-                "--source is for folders built from mirrored sources; --config reads its own docs_dir"
-            )
-        from ..config.mkdocs import options_for, project_pages, read_project_config
-
-        config = read_project_config(args.config)
-        options = options_for(config, args.base_url, _flag_values(args, _BUILD_OPTIONS))
-        site_dir = Path(args.site_dir) if args.site_dir else config.site_dir
-    else:
-        if not args.site_dir or not args.base_url:
-            raise SitemapkitError("give SITE_DIR and --base-url, or --config mkdocs.yml (or zensical.toml)")
-        options = _options(args, _BUILD_OPTIONS)
-        site_dir = Path(args.site_dir)
-    if not site_dir.is_dir():
+        return _build_project(args)
+    if not args.site_dir or not args.base_url:
         raise SitemapkitError(
-            f"{str(args.site_dir or site_dir)!r} is not a folder" + (" (build the site first)" if args.config else "")
+            "give SITE_DIR and --base-url, or --config with the project's configuration "
+            "(mkdocs.yml, zensical.toml, hugo.toml, config/)"
         )
-    if args.config or args.source:
+    options = _options(args, _BUILD_OPTIONS)
+    site_dir = Path(args.site_dir)
+    if not site_dir.is_dir():
+        raise SitemapkitError(f"{str(args.site_dir)!r} is not a folder")
+    # A plain folder's pages (or those --source finds no source for) are dated
+    # by their heads before their file times.
+    from ..site.htmlcheck import HEAD_DATE_ADVICE as page_dates
+
+    if args.source:
         from ..engine.pages import build_site
-
         from ..site.folder import find_pages
+        from ..site.sources import with_mirrored_sources
 
-        pages: Iterable[Page] = find_pages(site_dir)
-        if args.config:
-            pages = project_pages(config, pages, site_dir)
-        else:
-            from ..site.sources import with_mirrored_sources
-
-            pages = with_mirrored_sources(pages, site_dir, Path(args.source))
-    if args.config:
-        from ..site.frontmatter import FRONT_MATTER_DATE_ADVICE as page_dates
-    else:
-        # A plain folder's pages (or those --source finds no source for) are dated
-        # by their heads before their file times.
-        from ..site.htmlcheck import HEAD_DATE_ADVICE as page_dates
-
-        if not args.source:
-            # The built files' times are the build's; the sources' history is not.
-            page_dates = f"name the sources with --source DIR to date pages by their git history, {page_dates}"
-    if args.config or args.source:
-        pages = sorted(pages, key=lambda p: p.loc)
+        pages = sorted(with_mirrored_sources(find_pages(site_dir), site_dir, Path(args.source)), key=lambda p: p.loc)
         report = build_site(pages, options, site_dir, page_dates=page_dates)
     else:
         # The folder's own pages: found, checked and dated on every core.
         from ..engine.folderbuild import build_folder
 
+        # The built files' times are the build's; the sources' history is not.
+        page_dates = f"name the sources with --source DIR to date pages by their git history, {page_dates}"
         report = build_folder(site_dir, options, page_dates=page_dates)
-    if args.config and report.urls:
-        from ..config.mkdocs import GENERATOR_SITEMAPS
+    _print_report(report, options)
+    return 0
 
-        written = list(report.files)
-        companion = options.xml_companion()
-        if companion is not None:
-            # MkDocs-shaped sites (Material, Zensical) read sitemap.xml in the
-            # browser: instant navigation and the version selector. A text sitemap
-            # leaves them a current sitemap.xml urlset, never the generator's.
-            written += build_site(pages, companion, site_dir).files
-            print("sitemapkit: also wrote sitemap.xml, which Material's and Zensical's instant navigation read")
-        # Under another name than the generator's own, ours would leave its
-        # sitemap.xml (and .gz) published, stale from this build on.
-        publish.remove_files(site_dir, [name for name in GENERATOR_SITEMAPS if name not in written])
+
+def _build_project(args: argparse.Namespace) -> int:
+    """``build --config FILE``: the project's own settings, its pages mapped to
+    their sources, for each site it publishes (Hugo's multihost languages are one
+    site each, in a folder of their own)."""
+    if args.source:
+        raise SitemapkitError("--source is for folders built from mirrored sources; --config reads its own sources")
+    from ..engine.pages import build_site
+    from ..site.folder import find_pages
+    from ..site.frontmatter import FRONT_MATTER_DATE_ADVICE
+
+    project = _project_module(args.config)
+    config = project.read_project_config(args.config)
+    for line in config.unread:
+        print(f"sitemapkit: warning: {line}", file=sys.stderr)
+    for site, folder in project.sites(config):
+        options = project.options_for(site, args.base_url, _flag_values(args, _BUILD_OPTIONS))
+        site_dir = Path(args.site_dir) / folder if args.site_dir else site.site_dir
+        if not site_dir.is_dir():
+            raise SitemapkitError(f"{str(args.site_dir or site_dir)!r} is not a folder (build the site first)")
+        pages = sorted(project.project_pages(site, find_pages(site_dir), site_dir), key=lambda p: p.loc)
+        report = build_site(pages, options, site_dir, page_dates=FRONT_MATTER_DATE_ADVICE)
+        if report.urls:
+            written = list(report.files)
+            companion = options.xml_companion() if project.BROWSER_READS_SITEMAP_XML else None
+            if companion is not None:
+                # MkDocs-shaped sites (Material, Zensical) read sitemap.xml in the
+                # browser: instant navigation and the version selector. A text sitemap
+                # leaves them a current sitemap.xml urlset, never the generator's.
+                written += build_site(pages, companion, site_dir).files
+                print("sitemapkit: also wrote sitemap.xml, which Material's and Zensical's instant navigation read")
+            # Under another name than the generator's own, ours would leave its
+            # sitemap.xml (and .gz) published, stale from this build on.
+            publish.remove_files(site_dir, [name for name in project.GENERATOR_SITEMAPS if name not in written])
+            for below in project.generator_sitemap_folders(site):
+                # Hugo's per-language sitemaps, which the one written here replaces.
+                publish.remove_files(site_dir / below, project.GENERATOR_SITEMAPS)
+        _print_report(report, options, folder)
+    return 0
+
+
+def _print_report(report, options: Options, folder: str = "") -> None:
     for notice in report.notices:
         print(f"sitemapkit: warning: {notice.message}", file=sys.stderr)
-    print(report.details().rstrip("\n") if options.verbose else report.summary())
-    return 0
+    text = report.details().rstrip("\n") if options.verbose else report.summary()
+    if folder:
+        text = text.replace("sitemapkit: ", f"sitemapkit: {folder}/: ", 1)
+    print(text)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -254,9 +278,11 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--config",
         metavar="FILE",
-        help="mkdocs.yml or zensical.toml of a MkDocs-shaped project (Zensical, ProperDocs, MkDocs), "
-        "read after the site is built: site_url, docs_dir, site_dir, use_directory_urls, exclude_docs, "
-        "draft_docs and the sitemapkit plugin's options; each page is dated by its Markdown source",
+        help="the project's configuration, read after the site is built; each page is dated by its source: "
+        "mkdocs.yml or zensical.toml of a MkDocs-shaped project (Zensical, ProperDocs, MkDocs: site_url, "
+        "docs_dir, site_dir, use_directory_urls, exclude_docs, draft_docs and the sitemapkit plugin's "
+        "options), or Hugo's hugo.toml, hugo.yaml, hugo.json, config.toml or config/ (baseURL, publishDir, "
+        "contentDir, languages, uglyURLs, the [frontmatter] dates)",
     )
     build.add_argument(
         "--source",
