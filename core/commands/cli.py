@@ -129,11 +129,14 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
 
 def _project_module(config_file: str):
     """The module of ``config`` that reads ``--config FILE`` (by its name): Hugo's
-    configuration files and folders, else a MkDocs-shaped project's."""
-    from ..config import hugo
+    configuration files and folders, Jekyll's ``_config.yml``, else a MkDocs-shaped
+    project's."""
+    from ..config import hugo, jekyll
 
     if hugo.is_hugo_config(Path(config_file)):
         return hugo
+    if jekyll.is_jekyll_config(Path(config_file)):
+        return jekyll
     from ..config import mkdocs
 
     return mkdocs
@@ -145,7 +148,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not args.site_dir or not args.base_url:
         raise SitemapkitError(
             "give SITE_DIR and --base-url, or --config with the project's configuration "
-            "(mkdocs.yml, zensical.toml, hugo.toml, config/)"
+            "(mkdocs.yml, zensical.toml, hugo.toml, config/, _config.yml)"
         )
     options = _options(args, _BUILD_OPTIONS)
     site_dir = Path(args.site_dir)
@@ -278,11 +281,12 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--config",
         metavar="FILE",
-        help="the project's configuration, read after the site is built; each page is dated by its source: "
-        "mkdocs.yml or zensical.toml of a MkDocs-shaped project (Zensical, ProperDocs, MkDocs: site_url, "
+        help="mkdocs.yml or zensical.toml of a MkDocs-shaped project (Zensical, ProperDocs, MkDocs: site_url, "
         "docs_dir, site_dir, use_directory_urls, exclude_docs, draft_docs and the sitemapkit plugin's "
-        "options), or Hugo's hugo.toml, hugo.yaml, hugo.json, config.toml or config/ (baseURL, publishDir, "
-        "contentDir, languages, uglyURLs, the [frontmatter] dates)",
+        "options); Hugo's hugo.toml, hugo.yaml, hugo.json, config.toml or config/ (baseURL, publishDir, "
+        "contentDir, languages, uglyURLs, the [frontmatter] dates); or Jekyll's _config.yml (url, baseurl, "
+        "source, destination, collections, defaults, exclude). Read after the site is built; each page "
+        "is dated by its source",
     )
     build.add_argument(
         "--source",
