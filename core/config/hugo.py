@@ -536,8 +536,12 @@ def _outputs(config: HugoConfig, source: _Source, logical: str, prefix: str) -> 
         return path, ((path + "/index.html") if path else "index.html",)
     directory, name = posixpath.split(logical)
     slug = source.meta.get("slug")
+    dated_name = _FILENAME_DATE.match(name)
     if isinstance(slug, str) and slug.strip():
         name = slug.strip()
+    elif dated_name and dated_name.group(2) and ":filename" in config.date_order + config.lastmod_order:
+        # Hugo's :filename takes the date off the name, and the rest is the slug.
+        name = dated_name.group(2)
     path = prefix + _lower(config, posixpath.join(directory, name).replace(" ", "-"))
     section = logical.split("/", 1)[0] if "/" in logical else ""
     if _is_ugly(config, section):

@@ -4,6 +4,7 @@ them, and the pagination Hugo's sitemap leaves out (fixtures/hugo)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import shutil
@@ -12,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import assert_valid, run_sitemapkit, sitemap_entries
-from hugo.conftest import hugo_sitemap, run_hugo
+from conftest import assert_valid, git, run_sitemapkit, sitemap_entries
+from hugo.conftest import FIRST_COMMIT, hugo_sitemap, run_hugo
 from sitemapkit.protocol.dates import lastmod_instant
 
 BASE = "https://example.org/"
@@ -145,6 +146,23 @@ def test_file_mod_time_order(project):
     theirs, ours, _ = build_both(project)
     assert_as_hugo(theirs, ours)
     assert instant(ours[BASE + "about-us/"]) is not None
+
+
+def test_file_name_dates(project):
+    """[frontmatter] date = [":filename", ...]: a file named 2020-02-03-dated.md is
+    dated so and published as dated/, as Hugo does."""
+    config = project / "hugo.toml"
+    config.write_text(
+        config.read_text() + '[frontmatter]\ndate = [":filename", ":default"]\nlastmod = ["lastmod", ":git", "date"]\n'
+    )
+    (project / "content" / "notes" / "2020-02-03-dated.md").write_text("---\ntitle: Dated\n---\nBy its name.\n")
+    # Committed: Hugo dates an uncommitted file by the next key of the order, ours
+    # by its file time (it is being changed now).
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "dated", when=FIRST_COMMIT - dt.timedelta(days=400))
+    theirs, ours, _ = build_both(project)
+    assert_as_hugo(theirs, ours)
+    assert BASE + "notes/dated/" in ours
 
 
 @pytest.mark.parametrize("form", ["hugo.yaml", "hugo.json", "config.toml", "config/_default"])
