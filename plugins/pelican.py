@@ -333,9 +333,8 @@ def record_written(path: str, context: dict[str, Any]) -> None:
     Only what the page is listed by is kept here (the context is a copy made for
     this one file); ``finish_run`` makes the pages. This runs between two page
     renders, with little of this module in the CPU's caches, where each step
-    costs several times what it costs in one loop at the end: making the pages
-    here took about 50 ms of a 2,000-article build, in one loop at the end 17 ms
-    (``tests/benchmarks/bench_pelican.py``).
+    costs several times what it costs in one loop at the end
+    (``tests/benchmarks/bench_pelican.py`` measures the difference).
     """
     run = _runs.get(_key(context.get("OUTPUT_PATH", "")))
     if run is None or run.options is None:

@@ -175,6 +175,12 @@ def sitemap_entries(out_dir: Path, entry: str = "sitemap.xml") -> dict[str, dict
     return found
 
 
+def running_in_ci() -> bool:
+    """CI=true (GitHub Actions, GitLab, most others set it): there, a missing tool
+    a test needs is a failure, never a skip."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
 def git_env(when=None) -> dict[str, str]:
     """The environment of git (and of tools that commit, mike) unaffected by the
     user's git settings; ``when`` (a datetime) dates the commits made."""

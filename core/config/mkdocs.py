@@ -10,7 +10,7 @@ front-matter dates and ``sitemap: false``, the same exclusions.
 
 Read from ``mkdocs.yml`` as MkDocs reads it (PyYAML with MkDocs' tags and
 ``INHERIT``, :mod:`.mkdocsyaml`) or from the ``[project]`` table of
-``zensical.toml`` (with :mod:`tomllib`): ``site_url`` (unset: Read the Docs'
+``zensical.toml`` (with :func:`~sitemapkit.site.dataformats.load_toml`): ``site_url`` (unset: Read the Docs'
 ``READTHEDOCS_CANONICAL_URL``, as the MkDocs adapter takes it), ``docs_dir``
 (default ``docs``), ``site_dir`` (default ``site``), both relative to the
 configuration file, ``use_directory_urls`` (default true), ``exclude_docs`` and
@@ -63,6 +63,9 @@ PLUGIN_NAME = "sitemapkit"
 #: The sitemap MkDocs' themes and Zensical write at the site root: replaced by ours,
 #: or removed when ours has another name (``filename``, ``format: txt``).
 GENERATOR_SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")
+#: Material's instant navigation and Zensical's read sitemap.xml in the browser:
+#: a text sitemap leaves them an XML one beside it.
+BROWSER_READS_SITEMAP_XML = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,6 +82,8 @@ class ProjectConfig:
     not_in_nav: str
     #: The sitemapkit plugin's options as the configuration file sets them.
     plugin_options: dict[str, Any]
+    #: What the file names that is not read, one line each (nothing, here).
+    unread: tuple[str, ...] = ()
 
     def setting(self, name: str) -> str:
         """How the user names setting ``name`` in this file, for messages."""
@@ -180,16 +185,12 @@ def read_project_config(path: Path | str) -> ProjectConfig:
 
 
 def _read_toml(path: Path, raw: bytes) -> dict[str, Any]:
+    from ..site.dataformats import load_toml
+
     try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        raise SitemapkitError(f"{path.name}: reading TOML needs Python 3.11 or later") from None
-    try:
-        document = tomllib.loads(raw.decode("utf-8-sig"))
+        document = load_toml(raw.decode("utf-8-sig"), path.name)
     except UnicodeDecodeError:
         raise SitemapkitError(f"{path.name}: is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as error:
-        raise SitemapkitError(f"{path.name}: {error}") from None
     # Zensical reads the [project] table, or the top level when there is none.
     project = document.get("project", document)
     if not isinstance(project, dict):
@@ -251,6 +252,18 @@ def options_for(config: ProjectConfig, base_url: str | None, flags: dict[str, An
     if isinstance(values.get("exclude"), list):
         values["exclude"] = tuple(values["exclude"])
     return Options(base_url=url, **values)
+
+
+def sites(config: ProjectConfig) -> list[tuple[ProjectConfig, str]]:
+    """The sites the project publishes, each with its folder below the output
+    folder: the one site, at its root."""
+    return [(config, "")]
+
+
+def generator_sitemap_folders(config: ProjectConfig) -> tuple[str, ...]:
+    """The folders below the site besides its root where the generator writes
+    :data:`GENERATOR_SITEMAPS`: none."""
+    return ()
 
 
 # ---- pages --------------------------------------------------------------------------

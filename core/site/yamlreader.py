@@ -25,11 +25,9 @@ import os
 from typing import Any
 
 from ..protocol.errors import SitemapkitError
+from .dataformats import CONFIG_EXTRA_INSTALL
 
 __all__ = ["PythonTag", "TaggedValue", "YamlLoader", "YamlProblem", "missing_config_library", "read_yaml"]
-
-#: What installs the libraries ``--config`` reads a project with (pyproject.toml).
-CONFIG_EXTRA_INSTALL = 'pip install "sitemapkit[config]"'
 
 
 def missing_config_library(library: str) -> SitemapkitError:
