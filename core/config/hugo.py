@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol.errors import ConfigError, SitemapkitError
+from ..protocol.hostsettings import HUGO_SETTINGS, base_url_not_set
 from ..protocol.model import Options, Page
 from ..site.dataformats import load_json, load_toml, load_yaml
 from ..site.frontmatter import read_front_matter_document
@@ -348,16 +349,13 @@ def options_for(config: HugoConfig, base_url: str | None, flags: dict[str, Any])
         )
     url = base_url or config.base_url
     if not url:
-        raise SitemapkitError(
-            f"{config.setting('baseURL')}: is not set, and a sitemap must list absolute URLs "
-            "(set baseURL, or pass --base-url)"
-        )
+        raise base_url_not_set(config.config_file.name, HUGO_SETTINGS)
     try:
         return Options(base_url=url, **flags)
     except ConfigError as error:
-        if error.option == "base_url":
-            raise SitemapkitError(f"{config.config_file.name}: {error.for_setting('baseURL')}") from None
-        raise
+        if error.option == "base_url" and not base_url:
+            raise SitemapkitError(f"{config.config_file.name}: {HUGO_SETTINGS.message(error)}") from None
+        raise  # a flag's, named as the flag
 
 
 def sites(config: HugoConfig) -> list[tuple[HugoConfig, str]]:

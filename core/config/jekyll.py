@@ -41,6 +41,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..protocol.errors import ConfigError, SitemapkitError
+from ..protocol.hostsettings import JEKYLL_SETTINGS, base_url_not_set
 from ..protocol.model import Options, Page
 from ..site.dataformats import load_yaml
 from ..site.frontmatter import read_front_matter_document
@@ -218,15 +219,13 @@ def options_for(config: JekyllConfig, base_url: str | None, flags: dict[str, Any
     """The options of a run: ``url`` + ``baseurl`` (``--base-url`` wins), then the flags."""
     url = base_url or config.base_url
     if not url:
-        raise SitemapkitError(
-            f"{config.setting('url')}: is not set, and a sitemap must list absolute URLs (set url, or pass --base-url)"
-        )
+        raise base_url_not_set(config.config_file.name, JEKYLL_SETTINGS)
     try:
         return Options(base_url=url, **flags)
     except ConfigError as error:
-        if error.option == "base_url":
-            raise SitemapkitError(f"{config.config_file.name}: {error.for_setting('url')}") from None
-        raise
+        if error.option == "base_url" and not base_url:
+            raise SitemapkitError(f"{config.config_file.name}: {JEKYLL_SETTINGS.message(error)}") from None
+        raise  # a flag's, named as the flag
 
 
 def sites(config: JekyllConfig) -> list[tuple[JekyllConfig, str]]:

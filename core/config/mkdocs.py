@@ -36,7 +36,13 @@ from typing import Any
 from urllib.parse import quote
 
 from ..protocol.errors import ConfigError, SitemapkitError
-from ..protocol.hostsettings import MKDOCS_SETTINGS, READ_THE_DOCS_URL, base_url_setting, beside_config_file
+from ..protocol.hostsettings import (
+    MKDOCS_SETTINGS,
+    READ_THE_DOCS_URL,
+    base_url_not_set,
+    base_url_setting,
+    beside_config_file,
+)
 from ..site.frontmatter import front_matter_lastmod, front_matter_listed, read_front_matter
 from ..protocol.model import Options, Page
 from ..protocol.urls import INDEX_FILE, path_of_file
@@ -233,10 +239,7 @@ def options_for(config: ProjectConfig, base_url: str | None, flags: dict[str, An
     """
     url = base_url or base_url_setting(config.site_url, os.environ)
     if not url:
-        raise SitemapkitError(
-            f"{config.setting('site_url')}: is not set, and a sitemap must list absolute URLs "
-            "(set site_url, or pass --base-url)"
-        )
+        raise base_url_not_set(config.config_file.name, MKDOCS_SETTINGS)
     # A folder in the file is relative to the file, as in the MkDocs adapter.
     in_file = beside_config_file(config.plugin_options, config.config_file.resolve().parent)
     try:
