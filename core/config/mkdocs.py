@@ -21,7 +21,7 @@ the sitemapkit plugin's own options (``plugins: [sitemapkit: {...}]``,
 ``[project.plugins.sitemapkit]``).
 
 PyYAML and pathspec are the ``config`` extra's: without them reading a project
-stops with one line saying what to install (:func:`.yamlreader.missing_config_library`).
+stops with one line saying what to install (:func:`~sitemapkit.site.extras.missing_config_library`).
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def _compiled(patterns: str, setting: str) -> Any:
     try:
         import pathspec.gitignore
     except ImportError:
-        from ..site.yamlreader import missing_config_library
+        from ..site.extras import missing_config_library
 
         raise missing_config_library("pathspec") from None
     try:
