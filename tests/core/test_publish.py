@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sitemapkit import Options, OutputError, Page, build_site
@@ -351,6 +351,32 @@ paths = st.lists(
     day=st.integers(1, 9),
     kill=st.floats(0, 1),
     how=st.sampled_from(["kill", "fail"]),
+)
+# Killed late in the switch from one index to two (each a Sitemap: line): robots.txt
+# and the entry point each led to part of the new set.
+@example(
+    old=["p0.html"],
+    new=["p0.html", "p1.html", "p2.html"],
+    command="build",
+    max_urls=1,
+    max_sitemaps=2,
+    gzip_shards=False,
+    text=False,
+    day=1,
+    kill=0.9375,
+    how="kill",
+)
+@example(
+    old=[],
+    new=["p0.html", "p1.html", "p2.html"],
+    command="build",
+    max_urls=1,
+    max_sitemaps=2,
+    gzip_shards=False,
+    text=False,
+    day=1,
+    kill=0.9375,
+    how="kill",
 )
 def test_fuzz_whole_runs(
     tmp_path_factory, old, new, command, max_urls, max_sitemaps, gzip_shards, text, day, kill, how
