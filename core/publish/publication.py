@@ -182,13 +182,16 @@ def remove_stale(folder: Path, filename: str, keep: Iterable[str], entry_points:
     """Delete shards and extra indexes an earlier build left that this one did not
     write. Only names sitemapkit's naming produces are touched, and the
     ``entry_points`` this set does not use (a text sitemap's ``sitemap.txt``
-    when it now has an index, and the other way round): those first, so no index
-    is left pointing at removed shards."""
+    when it now has an index, and the other way round, with their gzip copies):
+    those first, then the extra indexes, so no index is left pointing at
+    removed shards."""
     pattern = own_file_pattern(filename)
     keep = set(keep)
     removed = []
     stale_entries = [name for name in entry_points if name not in keep]
-    for entry in stale_entries + sorted(os.listdir(folder)):
+    # Indexes before shards, so that no index is left naming a removed shard.
+    index = filename.rpartition(".")[0] + "-index-"
+    for entry in stale_entries + sorted(os.listdir(folder), key=lambda name: (not name.startswith(index), name)):
         if entry not in keep and (entry in stale_entries or pattern.match(entry)) and (Path(folder) / entry).is_file():
             _step("remove", entry)
             os.unlink(Path(folder) / entry)
@@ -328,8 +331,9 @@ class Publication:
     the temporary files a killed run left, and reads robots.txt. Shards are
     written under their final (content) names at once; every other file is staged
     under a temporary name. :meth:`commit` renames the staged files into place,
-    entry point before robots.txt, then removes the files the new set no longer
-    names. Leaving the block without a commit (an error, an interrupt) removes
+    each once every file it names holds its final bytes (the entry point before
+    robots.txt, or robots.txt first when it names several indexes, see
+    :func:`_switch_order`), then removes the files the new set no longer names. Leaving the block without a commit (an error, an interrupt) removes
     what this run wrote, so the published set stays as it was.
     """
 
@@ -452,8 +456,10 @@ class Publication:
         self._committed = True
         if keep is None:
             return []
-        # A text sitemap's entry point is sitemap.txt alone, or the index sitemap.xml.
-        entries = entry_names(self.options) if self.options.format == "txt" else []
+        # A text sitemap's entry point is sitemap.txt alone, or the index
+        # sitemap.xml: the other one goes, and its gzip copy with it (a copy of a
+        # stale index would name removed shards).
+        entries = index_names(self.options) if self.options.format == "txt" else []
         return remove_stale(self.folder, self.options.filename, keep, entries)
 
 
