@@ -333,8 +333,9 @@ class Publication:
     under a temporary name. :meth:`commit` renames the staged files into place,
     each once every file it names holds its final bytes (the entry point before
     robots.txt, or robots.txt first when it names several indexes, see
-    :func:`_switch_order`), then removes the files the new set no longer names. Leaving the block without a commit (an error, an interrupt) removes
-    what this run wrote, so the published set stays as it was.
+    :func:`_switch_order`), then removes the files the new set no longer names.
+    Leaving the block without a commit (an error, an interrupt) removes what
+    this run wrote, so the published set stays as it was.
     """
 
     def __init__(self, folder: Path | str, options: Options, *, read_robots: bool = False) -> None:
