@@ -14,11 +14,9 @@ import json
 from typing import Any
 
 from ..protocol.errors import SitemapkitError
+from .yamlreader import CONFIG_EXTRA_INSTALL
 
 __all__ = ["load_json", "load_toml", "load_yaml"]
-
-#: What installs the libraries reading a project's configuration (pyproject.toml).
-CONFIG_EXTRA_INSTALL = 'pip install "sitemapkit[config]"'
 
 
 def load_yaml(text: str, name: str) -> Any:

@@ -475,6 +475,24 @@ def _find_repo(start: str) -> _Repo | None:
     return _Repo(top, boundaries)
 
 
+def first_commit_time(folder: str) -> float | None:
+    """When the history of the git repository holding ``folder`` began (the
+    committer time of its oldest root commit, POSIX seconds), or None where git
+    is missing, there is no repository or no commit, or the clone is shallow
+    (its oldest commit is where the clone was cut, not where the site began)."""
+    if not git_installed():
+        return None
+    try:
+        repo = _find_repo(folder)
+        if repo is None or repo.shallow_commits is not None:
+            return None
+        out = _run_git(["log", "--max-parents=0", "--format=%ct", "HEAD"], folder)
+    except (_GitRefused, OSError):
+        return None
+    times = [int(stamp) for stamp in out.split()]
+    return float(min(times)) if times else None
+
+
 def git_leaves_to_file_times(folder: str) -> bool:
     """Whether ``auto`` dates every file below ``folder`` by its file time, as
     ``mtime`` does, without asking git about each: no repository holds the

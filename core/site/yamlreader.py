@@ -25,7 +25,9 @@ import os
 from typing import Any
 
 from ..protocol.errors import SitemapkitError
-from .dataformats import CONFIG_EXTRA_INSTALL
+
+#: What installs the libraries reading a project's configuration (pyproject.toml).
+CONFIG_EXTRA_INSTALL = 'pip install "sitemapkit[config]"'
 
 __all__ = ["PythonTag", "TaggedValue", "YamlLoader", "YamlProblem", "missing_config_library", "read_yaml"]
 
