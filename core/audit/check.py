@@ -640,7 +640,7 @@ def audit_pages(
     from ..protocol.model import Options, Page, Report, is_error_page
     from ..protocol.robotsrules import RobotsRules
     from ..site.folder import find_pages
-    from ..site.lastmod import first_commit_time, one_batch
+    from ..site.lastmod import first_commit_time
 
     options = Options(base_url=scope.prefix)
     rules = RobotsRules.from_text(robots_text) if robots_text else None
@@ -704,7 +704,7 @@ def audit_pages(
 
     # git is asked only when there is a lastmod to hold against its history.
     dated = any(listed.lastmod for listed in result.listed)
-    _audit_lastmods(result, scope, now, first_commit_time(site.root) if dated else None, one_batch)
+    _audit_lastmods(result, scope, now, first_commit_time(site.root) if dated else None)
 
 
 _SAYS = {
@@ -717,11 +717,13 @@ _SAYS = {
 }
 
 
-def _audit_lastmods(result: CheckResult, scope: Scope, now: float, first_commit: float | None, one_batch) -> None:
+def _audit_lastmods(result: CheckResult, scope: Scope, now: float, first_commit: float | None) -> None:
     """Findings for lastmod values that are the build's clock (one batch's time
     on nearly every URL of a sitemap file), in the future, or older than the
     site's git history."""
-    by_file: dict[str, list[float]] = {}
+    from ..site.lastmod import mostly_one_batch
+
+    stamps: list[float] = []
     for listed in result.listed:
         if listed.lastmod is None or not W3C_DATETIME.match(listed.lastmod):
             continue
@@ -732,7 +734,7 @@ def _audit_lastmods(result: CheckResult, scope: Scope, now: float, first_commit:
         if instant is None:
             continue
         stamp = instant.timestamp()
-        by_file.setdefault(listed.sitemap, []).append(stamp)
+        stamps.append(stamp)
         if stamp > now:
             result.findings.append(Finding("future-lastmod", listed.loc, f"lastmod {listed.lastmod} is in the future"))
         elif first_commit is not None and stamp < first_commit:
@@ -743,13 +745,14 @@ def _audit_lastmods(result: CheckResult, scope: Scope, now: float, first_commit:
                     f"lastmod {listed.lastmod} is older than the first commit of the site's git repository",
                 )
             )
-    for name, stamps in by_file.items():
-        if one_batch(stamps):
-            result.findings.append(
-                Finding(
-                    "batch-lastmod",
-                    encode_url(scope.prefix + name),
-                    f"{len(stamps)} lastmod values, nearly all one batch's time (seconds apart): "
-                    "the clock of the build that wrote them, not when the pages changed",
-                )
+    # The site's lastmods together: a small language sitemap whose list pages
+    # share their newest page's date is not a build's clock.
+    if mostly_one_batch(stamps):
+        result.findings.append(
+            Finding(
+                "batch-lastmod",
+                encode_url(scope.prefix + result.files[0]),
+                f"{len(stamps)} lastmod values, nearly all one batch's time (seconds apart): "
+                "the clock of the build that wrote them, not when the pages changed",
             )
+        )

@@ -773,6 +773,20 @@ def one_batch(plausible: Sequence[float]) -> bool:
     return _one_batch(sorted(plausible))
 
 
+def mostly_one_batch(times: Sequence[float]) -> bool:
+    """Whether more than half of ``times`` (and enough of them to mean a build:
+    _BATCH_MIN_FILES) are one batch's, each within _BATCH_GAP_SECONDS of the
+    next: a build's clock stamped on most pages. Unlike :func:`one_batch`, many
+    small groups of equal times (list pages dated by their newest page) are not
+    one batch."""
+    ordered = sorted(times)
+    largest = run = 1 if ordered else 0
+    for earlier, later in zip(ordered, itertools.islice(ordered, 1, None)):
+        run = run + 1 if later - earlier <= _BATCH_GAP_SECONDS else 1
+        largest = max(largest, run)
+    return largest >= _BATCH_MIN_FILES and largest * 2 > len(ordered)
+
+
 def file_times_notice(
     flat: list[str],
     too_old: list[str],
