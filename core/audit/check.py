@@ -640,7 +640,7 @@ def audit_pages(
     from ..protocol.model import Options, Page, Report, is_error_page
     from ..protocol.robotsrules import RobotsRules
     from ..site.folder import find_pages
-    from ..site.lastmod import first_commit_time
+    from ..site.lastmod import history_span
 
     options = Options(base_url=scope.prefix)
     rules = RobotsRules.from_text(robots_text) if robots_text else None
@@ -704,7 +704,7 @@ def audit_pages(
 
     # git is asked only when there is a lastmod to hold against its history.
     dated = any(listed.lastmod for listed in result.listed)
-    _audit_lastmods(result, scope, now, first_commit_time(site.root) if dated else None)
+    _audit_lastmods(result, scope, now, history_span(site.root) if dated else None)
 
 
 _SAYS = {
@@ -717,11 +717,11 @@ _SAYS = {
 }
 
 
-def _audit_lastmods(result: CheckResult, scope: Scope, now: float, first_commit: float | None) -> None:
+def _audit_lastmods(result: CheckResult, scope: Scope, now: float, history: tuple[float, float] | None) -> None:
     """Findings for lastmod values that are the build's clock (one batch's time
-    on nearly every URL of a sitemap file), in the future, or older than the
+    on nearly every URL the sitemaps list), in the future, or older than the
     site's git history."""
-    from ..site.lastmod import mostly_one_batch
+    from ..site.lastmod import main_batch
 
     stamps: list[float] = []
     for listed in result.listed:
@@ -737,7 +737,7 @@ def _audit_lastmods(result: CheckResult, scope: Scope, now: float, first_commit:
         stamps.append(stamp)
         if stamp > now:
             result.findings.append(Finding("future-lastmod", listed.loc, f"lastmod {listed.lastmod} is in the future"))
-        elif first_commit is not None and stamp < first_commit:
+        elif history is not None and stamp < history[0]:
             result.findings.append(
                 Finding(
                     "before-history",
@@ -746,8 +746,11 @@ def _audit_lastmods(result: CheckResult, scope: Scope, now: float, first_commit:
                 )
             )
     # The site's lastmods together: a small language sitemap whose list pages
-    # share their newest page's date is not a build's clock.
-    if mostly_one_batch(stamps):
+    # share their newest page's date is not a build's clock. Where git is, a
+    # batch no later than the last commit is a commit's time (a site committed
+    # at once), not the clock of a build, which runs after it.
+    batch = main_batch(stamps)
+    if batch is not None and (history is None or batch > history[1]):
         result.findings.append(
             Finding(
                 "batch-lastmod",
