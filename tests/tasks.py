@@ -53,9 +53,10 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["tests/mkdocs"],
     ),
-    # pelican-seo and pelican-i18n-subsites: the plugins the adapter must play well with.
+    # pelican-seo and pelican-i18n-subsites: the plugins the adapter must play well with;
+    # pelican-sitemap: its real sitemap, audited by `sitemapkit check` beside ours.
     "pelican": (
-        [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites"],
+        [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites", "pelican-sitemap"],
         ["tests/pelican"],
     ),
     # sphinx-sitemap: its real sitemap, audited by `sitemapkit check` beside ours.
