@@ -658,26 +658,24 @@ def audit_pages(
     for listed in result.listed:
         listed_files.add(os.path.realpath(listed.file))
         relative = os.path.relpath(listed.file, site.root).replace(os.sep, "/")
+        # Only a page's head is read; a PDF or an image meets the other rules.
         page = Page(
             listed.loc,
-            output=str(listed.file),
+            output=str(listed.file) if str(listed.file).endswith(HTML_SUFFIXES) else None,
             exclude_reason="error page" if is_error_page(relative) else None,
         )
-        if str(listed.file).endswith(HTML_SUFFIXES) or page.exclude_reason:
-            _, report, broken = left_out(page)
-            for excluded in report.excluded:
-                kind = _REASON_KINDS.get(excluded.reason)
-                if kind is not None:
-                    detail = f" ({excluded.detail})" if excluded.detail else ""
-                    findings.append(Finding(kind, listed.loc, f"listed in {listed.sitemap}, but {_SAYS[kind]}{detail}"))
-            for text in broken:
-                findings.append(
-                    Finding(
-                        "broken-canonical",
-                        listed.loc,
-                        f"its canonical link names a page the site does not have: {text}",
-                    )
+        _, report, broken = left_out(page)
+        for excluded in report.excluded:
+            kind = _REASON_KINDS.get(excluded.reason)
+            if kind is not None:
+                detail = f" ({excluded.detail})" if excluded.detail else ""
+                findings.append(Finding(kind, listed.loc, f"listed in {listed.sitemap}, but {_SAYS[kind]}{detail}"))
+        for text in broken:
+            findings.append(
+                Finding(
+                    "broken-canonical", listed.loc, f"its canonical link names a page the site does not have: {text}"
                 )
+            )
         folder = listed.sitemap.rpartition("/")[0]
         if folder and listed.sitemap not in named_by_robots:
             # "A Sitemap file located at http://example.com/catalog/sitemap.xml

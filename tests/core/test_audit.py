@@ -40,6 +40,7 @@ def make_site(root: Path) -> Path:
     (site / "old.html").write_text(page('<meta http-equiv="refresh" content="0; url=https://example.org/">'))
     (site / "copy.html").write_text(page('<link rel="canonical" href="https://example.org/">'))
     (site / "private" / "p.html").write_text(page())
+    (site / "private" / "doc.pdf").write_bytes(b"%PDF-1.4\n")
     (site / "404.html").write_text(page())
     (site / "forgotten.html").write_text(page())
     (site / "hidden.html").write_text(page('<meta name="robots" content="noindex">'))
@@ -57,6 +58,7 @@ def make_site(root: Path) -> Path:
             (BASE + "old.html", "2021-01-03"),
             (BASE + "copy.html", "2019-01-04"),
             (BASE + "private/p.html", None),
+            (BASE + "private/doc.pdf", None),
             (BASE + "404.html", None),
             (BASE + "gone.html", None),
         )
@@ -77,6 +79,8 @@ def test_each_kind_of_finding(tmp_path: Path) -> None:
         ("redirect", BASE + "old.html"),
         ("canonical", BASE + "copy.html"),
         ("robots", BASE + "private/p.html"),
+        # Not a page, so no head is read, but the robots.txt rules still apply.
+        ("robots", BASE + "private/doc.pdf"),
         ("error-page", BASE + "404.html"),
         ("no-file", BASE + "gone.html"),
         ("out-of-folder", BASE + "copy.html"),
