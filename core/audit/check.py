@@ -171,7 +171,6 @@ def check_site(
     scope = Scope(base_url)
     result = CheckResult()
     todo: list[tuple[str, str, int]] = []  # (file name, who named it, line)
-    named_by_robots: set[str] = set()
     robots_text = ""
     robots, why_not = site.file("robots.txt")
     if robots is None and why_not != NO_FILE:
@@ -199,7 +198,6 @@ def check_site(
                     )
                 else:
                     todo.append((name, "robots.txt", number))
-                    named_by_robots.add(name)
     found, why_not = site.file(entry)
     if found is not None:
         todo.append((entry, "", 0))
@@ -220,7 +218,7 @@ def check_site(
             todo.append((child, name, 0))
         _check_gzip_copy(site, name, max_bytes, result)
     if audit:
-        audit_pages(site, scope, robots_text, named_by_robots, result, now=time.time() if now is None else now)
+        audit_pages(site, scope, robots_text, result, now=time.time() if now is None else now)
     return result
 
 
@@ -627,9 +625,7 @@ def _check_text(raw: bytes, name: str, scope: Scope, site: SiteFolder, result: C
     return []
 
 
-def audit_pages(
-    site: SiteFolder, scope: Scope, robots_text: str, named_by_robots: set[str], result: CheckResult, *, now: float
-) -> None:
+def audit_pages(site: SiteFolder, scope: Scope, robots_text: str, result: CheckResult, *, now: float) -> None:
     """Read the pages the sitemaps list and the pages the folder holds with the
     page rules the builds use (:func:`~sitemapkit.engine.selection.select_page`,
     the folder walk, the one-batch rule of file times), and add a
@@ -677,7 +673,7 @@ def audit_pages(
                 )
             )
         folder = listed.sitemap.rpartition("/")[0]
-        if folder and listed.sitemap not in named_by_robots:
+        if folder:
             # "A Sitemap file located at http://example.com/catalog/sitemap.xml
             # can include any URLs starting with http://example.com/catalog/ but
             # can not include URLs starting with http://example.com/images/."
