@@ -4,6 +4,11 @@ Reads files only, and only regular files inside the site folder: a URL that woul
 lead out of it (dot segments, an empty segment, a symlink) is reported, never
 opened. Each problem names the file and line it was found at, so a user can go
 straight to it; the rules are the protocol's, as this project reads it.
+
+The audit (:func:`audit_pages`) then holds the listed URLs and the folder's pages
+to the page rules the builds use, and reports :class:`Finding`\ s by kind; where
+there are lastmods it asks git (the one process it runs) when the site's history
+began and last changed.
 """
 
 from __future__ import annotations
