@@ -6,7 +6,7 @@ opened. Each problem names the file and line it was found at, so a user can go
 straight to it; the rules are the protocol's, as this project reads it.
 
 The audit (:func:`audit_pages`) then holds the listed URLs and the folder's pages
-to the page rules the builds use, and reports :class:`Finding`\ s by kind; where
+to the page rules the builds use, and reports findings (:class:`Finding`) by kind; where
 there are lastmods it asks git (the one process it runs) when the site's history
 began and last changed.
 """
