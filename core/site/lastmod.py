@@ -475,6 +475,27 @@ def _find_repo(start: str) -> _Repo | None:
     return _Repo(top, boundaries)
 
 
+def history_span(folder: str) -> tuple[float, float] | None:
+    """When the history of the git repository holding ``folder`` began and when
+    it last changed (the committer times of its oldest root commit and of HEAD,
+    POSIX seconds), or None where git is missing, there is no repository or no
+    commit, or the clone is shallow (its oldest commit is where the clone was
+    cut, not where the site began)."""
+    if not git_installed():
+        return None
+    try:
+        repo = _find_repo(folder)
+        if repo is None or repo.shallow_commits is not None:
+            return None
+        roots = _run_git(["log", "--max-parents=0", "--format=%ct", "HEAD"], folder).split()
+        head = _run_git(["log", "-1", "--format=%ct", "HEAD"], folder).split()
+    except (_GitRefused, OSError):
+        return None
+    if not roots or not head:
+        return None
+    return float(min(int(stamp) for stamp in roots)), float(int(head[0]))
+
+
 def git_leaves_to_file_times(folder: str) -> bool:
     """Whether ``auto`` dates every file below ``folder`` by its file time, as
     ``mtime`` does, without asking git about each: no repository holds the
@@ -753,6 +774,21 @@ def one_batch(plausible: Sequence[float]) -> bool:
     """Whether the plausible file times of a build's sources are one batch's
     (see _BATCH_GAP_SECONDS), in any order."""
     return _one_batch(sorted(plausible))
+
+
+def main_batch(times: Sequence[float]) -> float | None:
+    """When more than half of ``times`` (and enough of them to mean a build:
+    _BATCH_MIN_FILES) are one batch's, each within _BATCH_GAP_SECONDS of the
+    next, the newest time of that batch (a build's clock stamped on most pages);
+    else None. Unlike :func:`one_batch`, many small groups of equal times (list
+    pages dated by their newest page) are not one batch."""
+    ordered = sorted(times)
+    largest, newest, run = 0, None, 0
+    for index, stamp in enumerate(ordered):
+        run = run + 1 if index and stamp - ordered[index - 1] <= _BATCH_GAP_SECONDS else 1
+        if run > largest:
+            largest, newest = run, stamp
+    return newest if largest >= _BATCH_MIN_FILES and largest * 2 > len(ordered) else None
 
 
 def file_times_notice(
