@@ -107,3 +107,33 @@ def test_bad_settings_are_one_line(project):
     config.write_text("collections: 3\n")
     done = run_sitemapkit("build", "--config", "_config.yml", cwd=root)
     assert done.stderr.startswith("sitemapkit: error: _config.yml: collections: ") and done.stderr.count("\n") == 1
+
+
+def test_source_and_destination_as_jekyll_reads_them(tmp_path):
+    """``source`` and ``destination`` in _config.yml (relative to it): the pages
+    are found where Jekyll wrote them and dated by the sources where Jekyll read
+    them, with the same URLs as jekyll-sitemap's."""
+    binary = jekyll()
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURES / "jekyll", root / "src")
+    (root / "src" / "_config.yml").rename(root / "_config.yml")
+    with (root / "_config.yml").open("a") as config:
+        config.write("source: src\ndestination: public\n")
+    (root / ".gitignore").write_text("public/\n.jekyll-cache/\nsrc/.jekyll-cache/\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "all", when=FIRST_COMMIT)
+    about = root / "src" / "about.md"
+    about.write_text(about.read_text() + "\nMore.\n")
+    later = FIRST_COMMIT + dt.timedelta(days=30)
+    git(root, "commit", "-q", "-am", "about", when=later)
+    done = subprocess.run([binary, "build", "--quiet"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (root / "public" / "sitemap.xml").is_file() and not (root / "_site").exists()
+    theirs = read_theirs(root / "public" / "sitemap.xml")
+    done = run_sitemapkit("build", "--config", "_config.yml", cwd=root)
+    assert done.returncode == 0, done.stderr
+    ours = {loc: entry["lastmod"] for loc, entry in sitemap_entries(root / "public").items()}
+    assert set(ours) == set(theirs)
+    assert instant(ours[BASE + "about-us/"]) == later
+    assert instant(ours[BASE + "docs/"]) == FIRST_COMMIT
