@@ -49,6 +49,8 @@ _GENERATE_OPTIONS = (
     "report_file",
     "verbose",
     "indexnow_key",
+    "images",
+    "image_hosts",
 )
 # The root files of a versioned site: the versions' pages are not read for a build.
 _VERSIONS_OPTIONS = ("gzip_copy", "robots_txt", "schema_location", "stylesheet", "verbose")

@@ -97,12 +97,56 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
         report.notices.append(broken_canonicals_notice(broken_canonicals))
     lastmods = _resolve_dates(kept, left_out, scoped, options, scope, report, heads, page_dates)
     _resolve_alternates(kept, options, report, heads)
+    if options.images:
+        choose_images(kept, heads, scope, rules)
 
     return write_sitemaps(
         lambda result: encode_pages([kept[loc] for loc in sorted(kept)], options, result, lastmods),
         publication,
         report,
     )
+
+
+#: An image shown on more than this fraction of a site's listed pages is its
+#: chrome (a logo, a theme icon, a default og:image), not any page's content...
+CHROME_FRACTION = 0.5
+#: ...once the site has at least this many pages that show images: on a smaller
+#: one, every image may well be on every page.
+CHROME_MIN_PAGES = 4
+
+
+def choose_images(kept: dict[str, Page], heads: dict[str, HeadFacts], scope: Scope, rules: RobotsRules | None) -> None:
+    """Give each listed page the images its built page shows (``heads``), unless
+    its adapter named them: not the site's chrome (an image on more than
+    CHROME_FRACTION of the pages that show images), not an image of the site's
+    own host that its robots.txt disallows. Pages left out get none, since only
+    listed pages are written."""
+    found = {loc: heads[loc].images for loc in kept if loc in heads and heads[loc].images and not kept[loc].images}
+    if not found:
+        return
+    counts: dict[str, int] = {}
+    for images in found.values():
+        for image in set(images):
+            counts[image] = counts.get(image, 0) + 1
+    chrome: set[str] = set()
+    if len(found) >= CHROME_MIN_PAGES:
+        chrome = {image for image, n in counts.items() if n > CHROME_FRACTION * len(found)}
+    own = urlsplit(scope.prefix).netloc
+    for loc, images in found.items():
+        shown = tuple(image for image in images if image not in chrome and _allowed(image, own, rules))
+        if shown:
+            kept[loc] = dataclasses.replace(kept[loc], images=shown)
+
+
+def _allowed(image: str, own_host: str, rules: RobotsRules | None) -> bool:
+    """Whether the site's robots.txt lets crawlers fetch ``image`` (its rules
+    hold for its own host only)."""
+    if rules is None:
+        return True
+    parts = urlsplit(image)
+    if parts.netloc.lower() != own_host:
+        return True
+    return rules.allows(parts.path + ("?" + parts.query if parts.query else ""))
 
 
 # The state of a worker of _read_ahead, set once (fork copies the rest).
@@ -376,6 +420,7 @@ def head_verdict(output: Path | str, loc: str, scope: Scope, options: Options, o
             redirects=options.check_redirects,
             dates=options.lastmod != "none",
             alternates=True,
+            images=options.images,
             same_page=lambda target: _other_builder_form(output, loc, target),
         )
     except FileNotFoundError:
@@ -386,7 +431,7 @@ def head_verdict(output: Path | str, loc: str, scope: Scope, options: Options, o
         if options.check_noindex or options.check_canonical or options.check_redirects:
             return ("unreadable", f"{output}: {error.strerror or error}"), None, None
         return NOTHING_SAID  # nothing asked of its head but its dates and alternates
-    declared = facts if facts.modified or facts.alternates else None
+    declared = facts if facts.modified or facts.alternates or facts.images else None
     reason, target = facts.reason, facts.canonical_target
     # A canonical target that is a page of the site is listed under its own
     # entry; the report says where the left-out page points.

@@ -473,6 +473,10 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
         # the file holds the key, "UTF-8 encoded", and nothing else.
         publication.stage(key, str(options.indexnow_key).encode("utf-8"))
     report.urls = result.urls
+    report.images = result.images
+    report.image_hosts = dict(sorted(result.image_hosts.items()))
+    report.images_cut = list(result.images_cut)
+    report.images_unwritten = result.images_unwritten
     names = [f.name for f in files]
     entry_points = list(result.entry_points)
     robots_txt = publication.writes_robots
