@@ -37,7 +37,15 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from ..publish import publication as publish
-from .pages import broken_canonicals_notice, build_site, select_page, start, write_sitemaps
+from .pages import (
+    allowed_images,
+    broken_canonicals_notice,
+    build_site,
+    chrome_images,
+    select_page,
+    start,
+    write_sitemaps,
+)
 from ..protocol.encoder import (
     LASTMOD_CLOSE,
     LASTMOD_OPEN,
@@ -45,6 +53,8 @@ from ..protocol.encoder import (
     ShardPlanner,
     EntryWriter,
     encode_entries,
+    image_elements,
+    image_host,
     loc_hash,
 )
 from ..protocol.errors import SitemapkitError
@@ -78,6 +88,9 @@ class _Found:
         "too_old_count",
         "alternates",
         "broken",
+        "image_pages",
+        "images_shown",
+        "images_cut",
     )
 
     def __init__(self) -> None:
@@ -101,6 +114,12 @@ class _Found:
         #: Canonical links naming a page the site does not have, each with the
         #: loc its page was given.
         self.broken: list[tuple[str, str]] = []
+        #: On how many listed pages each ``<image:image>`` element stands, and how
+        #: many listed pages have images: the site's chrome is told from them.
+        self.image_pages: dict[bytes, int] = {}
+        self.images_shown = 0
+        #: Pages with more images than one entry lists.
+        self.images_cut: list[str] = []
 
     def dated(self, name: str, stamp: float, plausible: bool) -> None:
         """A listed page ``name`` has the file time ``stamp``."""
@@ -131,6 +150,10 @@ class _Found:
         self.too_old_count += chunk.too_old_count
         self.alternates = self.alternates or chunk.alternates
         self.broken += chunk.broken
+        for element, count in chunk.image_pages.items():
+            self.image_pages[element] = self.image_pages.get(element, 0) + count
+        self.images_shown += chunk.images_shown
+        self.images_cut += chunk.images_cut
         self.trim()
 
 
@@ -197,9 +220,11 @@ def _check_chunk(names: list[str], first: int) -> _Found:
             continue
         # build_site's order: a date the head declares, else the file time.
         declared = facts.declared_date() if dated and facts is not None else None
-        if declared is not None:
-            lastmod, stamp = declared, None
-            page = Page(page.loc, lastmod=declared, source=path, output=path)
+        images = allowed_images(facts.images, scope, rules) if facts is not None and facts.images else ()
+        if declared is not None or images:
+            if declared is not None:
+                lastmod, stamp = declared, None
+            page = Page(page.loc, lastmod=lastmod, source=path, output=path, images=images)
         # Each page on its own: duplicates are found across chunks, below.
         formatter.previous = None
         entry = formatter.entry(page)
@@ -208,12 +233,19 @@ def _check_chunk(names: list[str], first: int) -> _Found:
         if not planner.fits_alone(entry):
             result.excluded.append(Excluded(page.loc, "too long"))
             continue
+        if images:
+            elements = set(image_elements(entry))
+            if elements:
+                found.images_shown += 1
+                for element in elements:
+                    found.image_pages[element] = found.image_pages.get(element, 0) + 1
         by_file_time = b"\1" if stamp is not None and lastmod is not None else b"\0"
         order = position.to_bytes(_ORDER_BYTES, "big")
         found.listed.append(loc.encode("ascii") + b"\0" + order + by_file_time + entry)
         if stamp is not None:
             found.dated(name, stamp, trusted_file_time(stamp))
     found.excluded = report.excluded + result.excluded
+    found.images_cut = result.images_cut
     return found.trim()
 
 
@@ -379,7 +411,15 @@ def _build_folder(
     # Taken from the end, each page's bytes freed once its entry is encoded.
     listed.reverse()
 
-    def entries() -> Iterator[tuple[bytes, str, int, bool]]:
+    # Images on most pages are the site's chrome: taken out of the entries made
+    # in the workers, which saw a chunk each.
+    chrome = chrome_images(found.image_pages, found.images_shown)
+    found.image_pages = {}
+    hosts: dict[str, int] = {}
+
+    def entries(result: EncodeResult) -> Iterator[tuple[bytes, str, int, bool]]:
+        result.images_cut += found.images_cut
+        result.image_hosts = hosts
         previous = None
         while listed:
             item = listed.pop()
@@ -393,6 +433,12 @@ def _build_folder(
             if flat and item[cut + 1 + _ORDER_BYTES] == 1:
                 # One moment's file times are no page's last change.
                 entry = _LASTMOD_ELEMENT.sub(b"", entry)
+            for element in image_elements(entry):
+                if element in chrome:
+                    entry = entry.replace(element, b"", 1)
+                else:
+                    host = image_host(element)
+                    hosts[host] = hosts.get(host, 0) + 1
             yield entry, loc.decode("ascii"), loc_hash(loc), False
 
-    return write_sitemaps(lambda result: encode_entries(entries(), options, result), publication, report)
+    return write_sitemaps(lambda result: encode_entries(entries(result), options, result), publication, report)

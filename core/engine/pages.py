@@ -14,7 +14,8 @@ import itertools
 import operator
 import os
 import pickle
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TypeVar
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -107,6 +108,7 @@ def _build(pages: Iterable[Page], options: Options, publication: publish.Publica
     )
 
 
+T = TypeVar("T")
 #: An image shown on more than this fraction of a site's listed pages is its
 #: chrome (a logo, a theme icon, a default og:image), not any page's content...
 CHROME_FRACTION = 0.5
@@ -128,25 +130,33 @@ def choose_images(kept: dict[str, Page], heads: dict[str, HeadFacts], scope: Sco
     for images in found.values():
         for image in set(images):
             counts[image] = counts.get(image, 0) + 1
-    chrome: set[str] = set()
-    if len(found) >= CHROME_MIN_PAGES:
-        chrome = {image for image, n in counts.items() if n > CHROME_FRACTION * len(found)}
-    own = urlsplit(scope.prefix).netloc
+    chrome = chrome_images(counts, len(found))
     for loc, images in found.items():
-        shown = tuple(image for image in images if image not in chrome and _allowed(image, own, rules))
+        shown = tuple(image for image in allowed_images(images, scope, rules) if image not in chrome)
         if shown:
             kept[loc] = dataclasses.replace(kept[loc], images=shown)
 
 
-def _allowed(image: str, own_host: str, rules: RobotsRules | None) -> bool:
-    """Whether the site's robots.txt lets crawlers fetch ``image`` (its rules
-    hold for its own host only)."""
+def chrome_images(counts: Mapping[T, int], pages: int) -> set[T]:
+    """Of the images shown (``counts``: on how many of the ``pages`` that show
+    images each is), those that are the site's chrome (see CHROME_FRACTION)."""
+    if pages < CHROME_MIN_PAGES:
+        return set()
+    return {image for image, n in counts.items() if n > CHROME_FRACTION * pages}
+
+
+def allowed_images(images: Iterable[str], scope: Scope, rules: RobotsRules | None) -> tuple[str, ...]:
+    """The absolute image URLs the site's robots.txt lets crawlers fetch (its
+    rules hold for its own host only)."""
     if rules is None:
-        return True
-    parts = urlsplit(image)
-    if parts.netloc.lower() != own_host:
-        return True
-    return rules.allows(parts.path + ("?" + parts.query if parts.query else ""))
+        return tuple(images)
+    own = urlsplit(scope.prefix).netloc
+    allowed = []
+    for image in images:
+        parts = urlsplit(image)
+        if parts.netloc.lower() != own or rules.allows(parts.path + ("?" + parts.query if parts.query else "")):
+            allowed.append(image)
+    return tuple(allowed)
 
 
 # The state of a worker of _read_ahead, set once (fork copies the rest).

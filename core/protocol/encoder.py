@@ -317,6 +317,21 @@ def extensions_in(data: bytes) -> int:
     return (ALTERNATES if _ALTERNATE_MARK in data else 0) | (IMAGES if _IMAGE_MARK in data else 0)
 
 
+_IMAGE_ELEMENT = re.compile(
+    re.escape(IMAGE_OPEN.encode("ascii")) + rb"([^<]*)" + re.escape(IMAGE_CLOSE.encode("ascii"))
+)
+
+
+def image_elements(entry: bytes) -> list[bytes]:
+    """The ``<image:image>`` elements of a formatted entry, in order."""
+    return [match.group() for match in _IMAGE_ELEMENT.finditer(entry)] if _IMAGE_MARK in entry else []
+
+
+def image_host(element: bytes) -> str:
+    """The host of the image an ``<image:image>`` element names."""
+    return element[len(IMAGE_OPEN) :].split(b"/", 3)[2].decode("ascii")
+
+
 def _has_images(entries: list[bytes]) -> bool:
     """Whether one of ``entries`` has images (a scan in C, without joining them)."""
     return any(map(operator.contains, entries, itertools.repeat(_IMAGE_MARK)))

@@ -306,3 +306,57 @@ def test_tags_outside_the_content_are_steps_linear_in_their_count() -> None:
         reader.read(body, True)
         steps.append(BodyImages(body, reader.end, 1_001).steps)
     assert steps[1] <= 10 * steps[0] + 10
+
+
+def make_image_site(site: Path) -> Path:
+    """Pages with a logo on every one, content images, a CDN image, images that
+    robots.txt disallows, and noindex pages whose images must not be listed."""
+    for section in range(6):
+        for number in range(20):
+            head = '<meta name="robots" content="noindex">' if number == 3 else ""
+            body = '<header><img src="/docs/logo.svg"></header>'
+            if number % 2:
+                body += f'<article><img src="fig-{number}.png"><img src="/docs/private/{number}.png">'
+                body += f'<img srcset="https://cdn.example.net/{section}/{number}.jpg 2x"></article>'
+            elif number % 4 == 0:
+                body += f'<p><img src="plain-{number}.png">'  # no content element: the whole body counts
+            path = site / f"s{section}" / f"p{number}" / "index.html"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"<!doctype html><html><head><title>t</title>{head}</head><body>{body}</body></html>")
+    (site / "robots.txt").write_text("User-agent: *\nDisallow: /docs/private/\n")
+    return site
+
+
+def by_loc(page: Page) -> str:
+    return page.loc
+
+
+def test_sitemapkit_build_in_processes_writes_what_build_site_writes(tmp_path: Path) -> None:
+    import shutil
+
+    from sitemapkit.engine.folderbuild import build_folder
+    from sitemapkit.site.folder import find_pages
+
+    site = make_image_site(tmp_path / "made")
+    options = Options(base_url=BASE, lastmod="none", max_urls=20, report_file="report.txt")
+    results = {}
+    for name, build in {
+        "build_site": lambda folder: build_site(sorted(find_pages(folder), key=by_loc), options, folder),
+        "two processes": lambda folder: build_folder(folder, options, workers=2, chunk_pages=7),
+        "one process": lambda folder: build_folder(folder, options, workers=1, chunk_pages=7),
+    }.items():
+        folder = tmp_path / name
+        shutil.copytree(site, folder)
+        report = build(folder)
+        files = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name.startswith("sitemap")}
+        results[name] = (files, report.details(), report.images, report.image_hosts)
+        entries = sitemap_entries(folder)
+    expected = results.pop("build_site")
+    for name, got in results.items():
+        assert got == expected, name
+    listed = [image for entry in entries.values() for image in entry.get("images", [])]
+    assert listed and not any("logo" in image or "/private/" in image for image in listed)
+    assert BASE + "s0/p1/fig-1.png" in listed and "https://cdn.example.net/0/1.jpg" in listed
+    assert BASE + "s0/p4/plain-4.png" in listed
+    assert not any("/p3/" in image for image in listed)  # a noindex page's
+    assert expected[2] == len(listed) and expected[3] == {"cdn.example.net": 54, "example.org": len(listed) - 54}
