@@ -58,7 +58,8 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites"],
         ["tests/pelican"],
     ),
-    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3"], ["tests/sphinx"]),
+    # furo: a theme whose chrome the image reading must tell from content (issue 23).
+    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3", "furo"], ["tests/sphinx"]),
     # The oldest releases pyproject.toml allows, on the oldest Python it allows:
     # each builds the fixtures and runs its adapter's tests, as the newest do.
     "core-oldest": ([".[test]", "Jinja2==3.0.0"], ["tests/core"]),
@@ -83,7 +84,7 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     # sphinx-multiversion 0.2.4 needs Sphinx < 9: its versioned fixture builds here
     # (sphinx-polyversion's in both).
     "sphinx-oldest": (
-        [".[test,sphinx]", "sphinx==7.4.0", "sphinx-multiversion==0.2.4", "sphinx-polyversion>=3"],
+        [".[test,sphinx]", "sphinx==7.4.0", "sphinx-multiversion==0.2.4", "sphinx-polyversion>=3", "furo"],
         ["tests/sphinx"],
     ),
 }

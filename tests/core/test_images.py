@@ -360,3 +360,68 @@ def test_sitemapkit_build_in_processes_writes_what_build_site_writes(tmp_path: P
     assert BASE + "s0/p4/plain-4.png" in listed
     assert not any("/p3/" in image for image in listed)  # a noindex page's
     assert expected[2] == len(listed) and expected[3] == {"cdn.example.net": 54, "example.org": len(listed) - 54}
+
+
+# ---- sitemapkit check reads image entries --------------------------------------------
+
+
+def test_check_passes_a_built_site_with_images(tmp_path: Path) -> None:
+    from sitemapkit.audit.check import check_site
+
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "a b.png").write_bytes(b"png")
+    (tmp_path / "a.html").write_text('<body><main><img src="img/a b.png"><img src="https://cdn.example.net/x.png">')
+    build_site([Page("a.html", output=tmp_path / "a.html")], Options(base_url=BASE, lastmod="none"), tmp_path)
+    result = check_site(tmp_path, BASE)
+    assert result.problems == [] and result.images == 2
+    assert "1 URLs, 2 images in 1 file" in result.summary()
+
+
+def test_check_reports_each_bad_image(tmp_path: Path) -> None:
+    from sitemapkit.audit.check import check_site
+
+    (tmp_path / "a.html").write_text("x")
+    (tmp_path / "there.png").write_bytes(b"png")
+    images = [
+        "https://example.org/docs/there.png",
+        "https://example.org/docs/there.png",  # twice
+        "/docs/relative.png",  # not absolute
+        "ftp://example.org/docs/x.png",
+        "https://example.org/docs/a b.png",  # not encoded
+        "https://example.org/docs/missing.png",  # no file serves it
+        "https://cdn.example.net/elsewhere.png",  # another host: not checked for a file
+    ]
+    body = "".join(f"<image:image><image:loc>{image}</image:loc></image:image>" for image in images)
+    (tmp_path / "sitemap.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="{IMAGE_NS}">\n'
+        f"<url><loc>{BASE}a.html</loc>{body}<image:image></image:image></url>\n"
+        "</urlset>\n"
+    )
+    messages = [p.message for p in check_site(tmp_path, BASE).problems]
+    assert messages == [
+        "image https://example.org/docs/there.png is listed twice for one page",
+        "image '/docs/relative.png' is not an absolute http(s) URL",
+        "image 'ftp://example.org/docs/x.png' is not an absolute http(s) URL",
+        "image 'https://example.org/docs/a b.png' is not percent-encoded (spaces, non-ASCII or other characters RFC 3986 forbids)",
+        "image https://example.org/docs/missing.png has no file in the site",
+        "<image:image> without an <image:loc>",
+    ]
+
+
+def test_check_reports_more_than_the_limit(tmp_path: Path) -> None:
+    from sitemapkit.audit.check import check_site
+
+    (tmp_path / "a.html").write_text("x")
+    body = "".join(
+        f"<image:image><image:loc>https://cdn.example.net/{i}.png</image:loc></image:image>"
+        for i in range(MAX_IMAGES_PER_URL + 1)
+    )
+    (tmp_path / "sitemap.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="{IMAGE_NS}">\n'
+        f"<url><loc>{BASE}a.html</loc>{body}</url>\n</urlset>\n"
+    )
+    assert [p.message for p in check_site(tmp_path, BASE).problems] == [
+        "1,001 images; the limit is 1,000 for each <url>"
+    ]
