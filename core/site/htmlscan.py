@@ -534,59 +534,75 @@ class BodyImages:
 
     def _read(self, data: bytes, position: int, limit: int) -> None:
         size = len(data)
-        # The content element's name and how many of its kind are open in it.
-        inside: bytes | None = None
-        depth = 0
+        # The content elements open around the position: each one's name and how
+        # many of its kind are open in it, innermost last. Content elements nest
+        # (Material's <main> holds the navigation, with the logo, and .md-content
+        # beside it): only the innermost hold the content, so each image is kept
+        # with the element it is in, and those of an element that holds another
+        # are dropped at the end.
+        open_elements: list[list] = []  # [name, depth, number]
+        holds_other: set[int] = set()
+        content: list[tuple[int, bytes]] = []
+        number = 0
         templates = 0
-        while position < size:
-            run = _BODY_RUN.match(data, position)
-            assert run is not None
-            position = run.end()
-            if position >= size:
-                return
-            token = next_token(data, position, True)
-            self.steps += 1
-            position = token.end()
-            kind = token.lastgroup
-            if kind == "end":
-                name = token.group("end_name").lower()
+        try:
+            while position < size:
+                run = _BODY_RUN.match(data, position)
+                assert run is not None
+                position = run.end()
+                if position >= size:
+                    return
+                token = next_token(data, position, True)
+                self.steps += 1
+                position = token.end()
+                kind = token.lastgroup
+                if kind == "end":
+                    name = token.group("end_name").lower()
+                    if name == b"template":
+                        templates = max(0, templates - 1)
+                    elif open_elements and name == open_elements[-1][0]:
+                        open_elements[-1][1] -= 1
+                        if open_elements[-1][1] == 0:
+                            open_elements.pop()
+                    continue
+                if kind != "start":
+                    continue  # "<" as text, whitespace
+                name = token.group("name").lower()
+                text_name = name.decode("latin-1")
+                if text_name in RAW_TEXT_ELEMENTS:
+                    position = skip_text(data, text_name, position, True)[1]
+                    continue
+                if name == b"plaintext":
+                    return
                 if name == b"template":
-                    templates = max(0, templates - 1)
-                elif inside is not None and name == inside:
-                    depth -= 1
-                    if depth == 0:
-                        inside = None
-                continue
-            if kind != "start":
-                continue  # "<" as text, whitespace
-            name = token.group("name").lower()
-            text_name = name.decode("latin-1")
-            if text_name in RAW_TEXT_ELEMENTS:
-                position = skip_text(data, text_name, position, True)[1]
-                continue
-            if name == b"plaintext":
-                return
-            if name == b"template":
-                templates += 1
-                continue
-            if templates:
-                continue
-            if name in (b"img", b"image", b"source"):
-                found = self.content if inside is not None else self.elsewhere
-                if len(found) < limit:
-                    reference = _image_reference(name, attributes_of(token.group()))
-                    if reference:
-                        found.append(reference)
-                elif inside is not None:
-                    return  # enough content images: the rest cannot be listed
-                continue
-            if inside is not None:
-                if name == inside:
-                    depth += 1
-                continue
-            if name in (b"main", b"article") or _marks_content(attributes_of(token.group())):
-                inside, depth = name, 1
-                self.has_content = True
+                    templates += 1
+                    continue
+                if templates:
+                    continue
+                if name in (b"img", b"image", b"source"):
+                    if open_elements:
+                        if len(content) >= limit:
+                            return  # enough content images: the rest cannot be listed
+                        reference = _image_reference(name, attributes_of(token.group()))
+                        if reference:
+                            content.append((open_elements[-1][2], reference))
+                    elif len(self.elsewhere) < limit:
+                        reference = _image_reference(name, attributes_of(token.group()))
+                        if reference:
+                            self.elsewhere.append(reference)
+                    continue
+                if name in (b"main", b"article") or (
+                    name in (b"div", b"section") and _marks_content(attributes_of(token.group()))
+                ):
+                    if open_elements:
+                        holds_other.add(open_elements[-1][2])
+                    number += 1
+                    open_elements.append([name, 1, number])
+                    self.has_content = True
+                elif open_elements and name == open_elements[-1][0]:
+                    open_elements[-1][1] += 1
+        finally:
+            self.content = [reference for element, reference in content if element not in holds_other]
 
 
 def _marks_content(attributes: dict[bytes, bytes]) -> bool:

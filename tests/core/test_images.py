@@ -425,3 +425,15 @@ def test_check_reports_more_than_the_limit(tmp_path: Path) -> None:
     assert [p.message for p in check_site(tmp_path, BASE).problems] == [
         "1,001 images; the limit is 1,000 for each <url>"
     ]
+
+
+def test_only_the_innermost_content_elements_hold_the_content() -> None:
+    # Material's shape: <main> holds the navigation (with the logo) and .md-content.
+    page = (
+        b"<body><main class='md-main'><nav><img src='logo.png'></nav>"
+        b"<div class='md-content'><article><img src='a.png'></article></div>"
+        b"<div class='md-sidebar'><img src='side.png'></div></main>"
+        b"<main><img src='other-main.png'></main>"
+    )
+    found = BodyImages(page, 0, 100)
+    assert found.content == [b"a.png", b"other-main.png"] and found.has_content
