@@ -114,9 +114,10 @@ class _Found:
         #: Canonical links naming a page the site does not have, each with the
         #: loc its page was given.
         self.broken: list[tuple[str, str]] = []
-        #: On how many listed pages each ``<image:image>`` element stands, and how
-        #: many listed pages have images: the site's chrome is told from them.
-        self.image_pages: dict[bytes, int] = {}
+        #: On how many listed pages each image (an absolute URL) is shown, in
+        #: their content or around it, and how many listed pages were read: the
+        #: site's chrome is told from them.
+        self.image_pages: dict[str, int] = {}
         self.images_shown = 0
         #: Pages with more images than one entry lists.
         self.images_cut: list[str] = []
@@ -233,13 +234,17 @@ def _check_chunk(names: list[str], first: int) -> _Found:
         if not planner.fits_alone(entry):
             result.excluded.append(Excluded(page.loc, "too long"))
             continue
-        if images:
-            elements = set(image_elements(entry))
-            if elements:
-                found.images_shown += 1
-                for element in elements:
-                    found.image_pages[element] = found.image_pages.get(element, 0) + 1
-        by_file_time = b"\1" if stamp is not None and lastmod is not None else b"\0"
+        if options.images:
+            found.images_shown += 1
+            if facts is not None:
+                for image in {*facts.images, *facts.outside_images}:
+                    found.image_pages[image] = found.image_pages.get(image, 0) + 1
+        # Bit 1: dated by its file time; bit 2: it shows images it does not place
+        # in a content element (the chrome is looked for among them).
+        flags = 1 if stamp is not None and lastmod is not None else 0
+        if images and facts is not None and facts.uncertain_images:
+            flags |= 2
+        by_file_time = bytes([flags])
         order = position.to_bytes(_ORDER_BYTES, "big")
         found.listed.append(loc.encode("ascii") + b"\0" + order + by_file_time + entry)
         if stamp is not None:
@@ -413,7 +418,8 @@ def _build_folder(
 
     # Images on most pages are the site's chrome: taken out of the entries made
     # in the workers, which saw a chunk each.
-    chrome = chrome_images(found.image_pages, found.images_shown)
+    writer = EntryWriter(options, scope, EncodeResult())
+    chrome = {writer.image_element(image) for image in chrome_images(found.image_pages, found.images_shown)}
     found.image_pages = {}
     hosts: dict[str, int] = {}
 
@@ -430,11 +436,12 @@ def _build_folder(
                 continue
             previous = loc
             entry = item[cut + 2 + _ORDER_BYTES :]
-            if flat and item[cut + 1 + _ORDER_BYTES] == 1:
+            flags = item[cut + 1 + _ORDER_BYTES]
+            if flat and flags & 1:
                 # One moment's file times are no page's last change.
                 entry = _LASTMOD_ELEMENT.sub(b"", entry)
             for element in image_elements(entry):
-                if element in chrome:
+                if element in chrome and flags & 2:
                     entry = entry.replace(element, b"", 1)
                 else:
                     host = image_host(element)

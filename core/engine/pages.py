@@ -112,34 +112,40 @@ T = TypeVar("T")
 #: An image shown on more than this fraction of a site's listed pages is its
 #: chrome (a logo, a theme icon, a default og:image), not any page's content...
 CHROME_FRACTION = 0.5
-#: ...once the site has at least this many pages that show images: on a smaller
-#: one, every image may well be on every page.
+#: ...once the site has at least this many pages: on a smaller one, every image
+#: may well be on every page. Only images a page does not place in a content
+#: element are judged so: what a content element holds is the page's.
 CHROME_MIN_PAGES = 4
 
 
 def choose_images(kept: dict[str, Page], heads: dict[str, HeadFacts], scope: Scope, rules: RobotsRules | None) -> None:
     """Give each listed page the images its built page shows (``heads``), unless
     its adapter named them: not the site's chrome (an image on more than
-    CHROME_FRACTION of the pages that show images), not an image of the site's
-    own host that its robots.txt disallows. Pages left out get none, since only
-    listed pages are written."""
+    CHROME_FRACTION of the pages that show images, where the page does not place
+    it in its content element: see HeadFacts.uncertain_images), not an image of
+    the site's own host that its robots.txt disallows. Pages left out get none,
+    since only listed pages are written."""
     found = {loc: heads[loc].images for loc in kept if loc in heads and heads[loc].images and not kept[loc].images}
     if not found:
         return
     counts: dict[str, int] = {}
-    for images in found.values():
-        for image in set(images):
-            counts[image] = counts.get(image, 0) + 1
-    chrome = chrome_images(counts, len(found))
+    for loc in kept:
+        if loc in heads:
+            for image in {*heads[loc].images, *heads[loc].outside_images}:
+                counts[image] = counts.get(image, 0) + 1
+    # Of the pages read: every listed page with a built file.
+    chrome = chrome_images(counts, sum(1 for page in kept.values() if page.output is not None))
     for loc, images in found.items():
-        shown = tuple(image for image in allowed_images(images, scope, rules) if image not in chrome)
+        uncertain = set(heads[loc].uncertain_images) & chrome
+        shown = tuple(image for image in allowed_images(images, scope, rules) if image not in uncertain)
         if shown:
             kept[loc] = dataclasses.replace(kept[loc], images=shown)
 
 
 def chrome_images(counts: Mapping[T, int], pages: int) -> set[T]:
-    """Of the images shown (``counts``: on how many of the ``pages`` that show
-    images each is), those that are the site's chrome (see CHROME_FRACTION)."""
+    """Of the images shown (``counts``: on how many of the ``pages`` read each
+    is, in its content or around it), those that are the site's chrome (see
+    CHROME_FRACTION)."""
     if pages < CHROME_MIN_PAGES:
         return set()
     return {image for image, n in counts.items() if n > CHROME_FRACTION * pages}
@@ -441,7 +447,7 @@ def head_verdict(output: Path | str, loc: str, scope: Scope, options: Options, o
         if options.check_noindex or options.check_canonical or options.check_redirects:
             return ("unreadable", f"{output}: {error.strerror or error}"), None, None
         return NOTHING_SAID  # nothing asked of its head but its dates and alternates
-    declared = facts if facts.modified or facts.alternates or facts.images else None
+    declared = facts if facts.modified or facts.alternates or facts.images or facts.outside_images else None
     reason, target = facts.reason, facts.canonical_target
     # A canonical target that is a page of the site is listed under its own
     # entry; the report says where the left-out page points.

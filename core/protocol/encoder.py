@@ -266,8 +266,14 @@ class EntryWriter:
                 break
             seen.add(url)
             hosts[host] = hosts.get(host, 0) + 1
-            written.append(IMAGE_OPEN + escape_xml(url) + IMAGE_CLOSE)
+            written.append(_image_element(url))
         return written
+
+    def image_element(self, image: str) -> bytes | None:
+        """The ``<image:image>`` element an absolute image URL is written as, or
+        None when it is not written (see :meth:`image_url`)."""
+        url = self.image_url(image, image)
+        return None if url is None else _image_element(url).encode("ascii")
 
     def image_url(self, page_loc: str, reference: str) -> str | None:
         """An image reference (absolute, or relative to ``page_loc``) as the
@@ -303,6 +309,10 @@ class EntryWriter:
             return self.scope.loc(href)
         except OutOfScope:
             return encode_url(href)
+
+
+def _image_element(url: str) -> str:
+    return IMAGE_OPEN + escape_xml(url) + IMAGE_CLOSE
 
 
 _ALTERNATE_MARK = b"<xhtml:link"

@@ -144,6 +144,13 @@ class HeadFacts:
     #: og:image and twitter:image, then those in its content element (see
     #: :class:`BodyImages`), or in its whole body when it has none.
     images: tuple[str, ...] = ()
+    #: Those of :attr:`images` the page itself does not place in its content:
+    #: the head's, and all of them on a page without a content element. The
+    #: site's chrome is looked for among them (by how many pages show them).
+    uncertain_images: tuple[str, ...] = ()
+    #: The images the page shows outside its content element (its header,
+    #: navigation, footer): not its images, but counted to find the site's chrome.
+    outside_images: tuple[str, ...] = ()
 
     def declared_date(self) -> dt.date | dt.datetime | None:
         """The first of the head's dates (most trusted first) that is a date; one
@@ -235,7 +242,8 @@ def inspect_built_page(
             found.close()
             if found.base_href is not None:
                 base = _resolve(url, found.base_href) or url
-        return HeadFacts(images=_body_images(body, base, [], head))
+        shown, uncertain, outside = _body_images(body, base, [], head)
+        return HeadFacts(images=shown, uncertain_images=uncertain, outside_images=outside)
     if hits == [b"canonical"] and lowered.count(b"canonical") == 1 and body is None:
         # The common case, kept cheap: the one canonical link names the page itself,
         # written exactly as its URL (as MkDocs, Material and Sphinx write it). Were
@@ -299,13 +307,17 @@ def inspect_built_page(
         reason = "redirect"
     if reason is None and canonical_target is not None:
         reason = "canonical"
-    shown = _body_images(body, base, found.images, head) if body is not None else ()
-    return HeadFacts(reason, canonical_target, modified, declared, redirect_target, shown)
+    shown, uncertain, outside = _body_images(body, base, found.images, head) if body is not None else ((), (), ())
+    return HeadFacts(reason, canonical_target, modified, declared, redirect_target, shown, uncertain, outside)
 
 
-def _body_images(body: BodyImages, base: str, meta: list[str], head: bytes) -> tuple[str, ...]:
-    """The page's images resolved against ``base``: the head's (``meta``), then
-    the content element's, or the whole body's when it has none."""
+def _body_images(
+    body: BodyImages, base: str, meta: list[str], head: bytes
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The page's images resolved against ``base`` (the head's, ``meta``, then
+    the content element's, or the whole body's when it has none), those of them
+    it does not place in a content element, and those outside it (see
+    :class:`HeadFacts`)."""
 
     def resolved(references) -> tuple[str, ...]:
         out = []
@@ -319,7 +331,11 @@ def _body_images(body: BodyImages, base: str, meta: list[str], head: bytes) -> t
     # A page with a content element shows its content there; the rest is chrome.
     # One without (a plain page) may show content anywhere: the build tells its
     # chrome by how many pages show an image.
-    return resolved([*meta, *(body.content if body.has_content else body.elsewhere)])
+    head_images = resolved(meta)
+    if body.has_content:
+        return head_images + resolved(body.content), head_images, resolved(body.elsewhere)
+    everywhere = head_images + resolved(body.elsewhere)
+    return everywhere, everywhere, ()
 
 
 def _decode_value(value: bytes, head: bytes) -> str:
