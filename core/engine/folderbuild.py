@@ -91,6 +91,7 @@ class _Found:
         "image_pages",
         "images_shown",
         "images_cut",
+        "images_unwritten",
     )
 
     def __init__(self) -> None:
@@ -121,6 +122,8 @@ class _Found:
         self.images_shown = 0
         #: Pages with more images than one entry lists.
         self.images_cut: list[str] = []
+        #: Images of pages written in the text form, which has none.
+        self.images_unwritten = 0
 
     def dated(self, name: str, stamp: float, plausible: bool) -> None:
         """A listed page ``name`` has the file time ``stamp``."""
@@ -155,6 +158,7 @@ class _Found:
             self.image_pages[element] = self.image_pages.get(element, 0) + count
         self.images_shown += chunk.images_shown
         self.images_cut += chunk.images_cut
+        self.images_unwritten += chunk.images_unwritten
         self.trim()
 
 
@@ -251,6 +255,7 @@ def _check_chunk(names: list[str], first: int) -> _Found:
             found.dated(name, stamp, trusted_file_time(stamp))
     found.excluded = report.excluded + result.excluded
     found.images_cut = result.images_cut
+    found.images_unwritten = result.images_unwritten
     return found.trim()
 
 
@@ -425,6 +430,7 @@ def _build_folder(
 
     def entries(result: EncodeResult) -> Iterator[tuple[bytes, str, int, bool]]:
         result.images_cut += found.images_cut
+        result.images_unwritten += found.images_unwritten
         result.image_hosts = hosts
         previous = None
         while listed:

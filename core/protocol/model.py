@@ -542,7 +542,7 @@ class Report:
                 f"; {count} page{'s' if count != 1 else ''} with more images than one entry lists (the first listed)"
             )
         if self.images_unwritten:
-            line += f"; {self.images_unwritten:,} images found, not written: the text format has no images"
+            line += "; images found, not written: the text format has no images"
         if self.advice:
             line += "; " + "; ".join(self.advice)
         return line

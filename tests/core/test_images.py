@@ -437,3 +437,46 @@ def test_only_the_innermost_content_elements_hold_the_content() -> None:
     )
     found = BodyImages(page, 0, 100)
     assert found.content == [b"a.png", b"other-main.png"] and found.has_content
+
+
+STATIC = Path(__file__).resolve().parents[2] / "fixtures" / "images" / "static"
+SITE = "https://example.org/"
+
+
+@pytest.mark.parametrize("flag", [None, "--images", "--no-images"])
+def test_sitemapkit_build_on_a_static_folder(tmp_path: Path, flag: str | None) -> None:
+    import shutil
+
+    from conftest import run_sitemapkit
+
+    site = tmp_path / "site"
+    shutil.copytree(STATIC, site)
+    done = run_sitemapkit("build", str(site), "--base-url", SITE, "--lastmod", "none", *([flag] if flag else []))
+    assert done.returncode == 0, done.stderr
+    images = {loc: entry.get("images", []) for loc, entry in sitemap_entries(site).items()}
+    if flag == "--no-images":
+        assert not any(images.values()) and "images" not in done.stdout
+        return
+    assert images == {
+        SITE: [SITE + "img/photo-large.webp", SITE + "img/photo.png"],  # <picture>: its source's widest
+        SITE + "about.html": [],
+        SITE + "contact.html": [],
+        # SVG <image xlink:href>; data:, blob: and javascript: are not listed; the
+        # logo is on every page: chrome.
+        SITE + "gallery.html": [SITE + "img/drawing.png", SITE + "img/photo.png"],
+    }
+    assert "4 URLs, 4 images in" in done.stdout
+    check = run_sitemapkit("check", str(site), "--base-url", SITE)
+    assert check.returncode == 0 and "4 images" in check.stdout, check.stdout
+
+
+def test_the_text_format_says_once_that_it_has_no_images(tmp_path: Path) -> None:
+    import shutil
+
+    from conftest import run_sitemapkit
+
+    site = tmp_path / "site"
+    shutil.copytree(STATIC, site)
+    done = run_sitemapkit("build", str(site), "--base-url", SITE, "--lastmod", "none", "--format", "txt")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("the text format has no images") == 1
