@@ -522,7 +522,8 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
 
         template_dir = _template_dir(options)
         counts = {scope.prefix + f.name: f.count for f in files if f.kind in ("urlset", "text")}
-        publication.stage(STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts))
+        images = {scope.prefix + f.name: f.images for f in files if f.kind == "urlset"}
+        publication.stage(STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts, image_counts=images))
         publication.stage(FALLBACK_CSS_NAME, render_fallback_css(template_dir))
         names += [STYLESHEET_NAME, FALLBACK_CSS_NAME]
     if key is not None:
