@@ -234,7 +234,17 @@ def inspect_built_page(
     body = BodyImages(data, reader.end or 0, IMAGE_READ_LIMIT) if images else None
     if not hits and not (body and (body.content or body.elsewhere)):
         return _NO_FACTS
-    if not hits and body is not None:
+    plain = not hits
+    if hits == [b"canonical"] and lowered.count(b"canonical") == 1:
+        # The common case, kept cheap: the one canonical link names the page itself,
+        # written exactly as its URL (as MkDocs, Material and Sphinx write it). Were
+        # it inside a comment or a script, the head would name no canonical at all.
+        own = url.encode("utf-8", "surrogatepass")
+        plain = b'rel="canonical" href="' + own + b'"' in head
+    if plain:
+        # The head says nothing the checks look for: only the body's images are left.
+        if body is None or not (body.content or body.elsewhere):
+            return _NO_FACTS
         base = url
         if b"<base" in lowered:
             found = _HeadParser()
@@ -244,13 +254,6 @@ def inspect_built_page(
                 base = _resolve(url, found.base_href) or url
         shown, uncertain, outside = _body_images(body, base, [], head)
         return HeadFacts(images=shown, uncertain_images=uncertain, outside_images=outside)
-    if hits == [b"canonical"] and lowered.count(b"canonical") == 1 and body is None:
-        # The common case, kept cheap: the one canonical link names the page itself,
-        # written exactly as its URL (as MkDocs, Material and Sphinx write it). Were
-        # it inside a comment or a script, the head would name no canonical at all.
-        own = url.encode("utf-8", "surrogatepass")
-        if b'rel="canonical" href="' + own + b'"' in head:
-            return _NO_FACTS
 
     found = _HeadParser()
     wanted = _marker_pattern(markers).search

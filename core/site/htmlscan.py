@@ -440,11 +440,25 @@ _BODY_RUN = re.compile(
     rb")*",
     re.DOTALL,
 )
+# Where no quoted attribute value holds a ">" (see _QUOTED_GREATER_THAN), every
+# tag ends at its first ">": the same run and the same tags, read several times
+# faster (as the head reader's _SIMPLE_RUN).
+_SIMPLE_BODY_RUN = re.compile(
+    rb"(?:[^<]+"
+    rb"|" + _COMMENT + rb"|" + _BOGUS + rb"|<(?!(?i:" + _BODY_TAGS + rb")" + _NAME_END + rb")[A-Za-z][^>]*>"
+    rb"|</(?!(?i:" + _BODY_END_TAGS + rb")" + _NAME_END + rb")[A-Za-z][^>]*>"
+    rb")*",
+    re.DOTALL,
+)
+_SIMPLE_BODY_TAG = re.compile(
+    rb"</(?P<end_name>[A-Za-z][^\t\n\f\r />]*)[^>]*>|<(?P<name>[A-Za-z][^\t\n\f\r />]*)[^>]*>"
+)
 # One attribute of a start tag: its name, and its value (double-quoted,
 # single-quoted or unquoted), as the tokenizer reads them.
 _ATTRIBUTE = re.compile(
     rb"([^\t\n\f\r /=>][^\t\n\f\r /=>]*)(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"([^\"]*)\"?|'([^']*)'?|([^\t\n\f\r >]*)))?"
 )
+_TAG_NAME = re.compile(rb"</?[^\t\n\f\r />]*")
 #: The longest ``srcset`` read: a real one is a few hundred bytes; the rest of a
 #: longer one is passed over (a hostile one costs no more than this).
 SRCSET_READ_LIMIT = 16_384
@@ -454,7 +468,7 @@ def attributes_of(tag: bytes) -> dict[bytes, bytes]:
     """A start tag's attributes, names in lower case; the first of a repeated
     name counts (HTML standard, tokenizer). Values keep character references."""
     found: dict[bytes, bytes] = {}
-    name_end = re.match(rb"</?[^\t\n\f\r />]*", tag)
+    name_end = _TAG_NAME.match(tag)
     position = name_end.end() if name_end else 0
     for match in _ATTRIBUTE.finditer(tag, position):
         name = match.group(1).lower()
@@ -534,6 +548,8 @@ class BodyImages:
 
     def _read(self, data: bytes, position: int, limit: int) -> None:
         size = len(data)
+        simple = _QUOTED_GREATER_THAN.search(data, position) is None
+        body_run = _SIMPLE_BODY_RUN if simple else _BODY_RUN
         # The content elements open around the position: each one's name and how
         # many of its kind are open in it, innermost last. Content elements nest
         # (Material's <main> holds the navigation, with the logo, and .md-content
@@ -547,15 +563,16 @@ class BodyImages:
         templates = 0
         try:
             while position < size:
-                run = _BODY_RUN.match(data, position)
+                run = body_run.match(data, position)
                 assert run is not None
                 position = run.end()
                 if position >= size:
                     return
-                token = next_token(data, position, True)
+                simple_tag = _SIMPLE_BODY_TAG.match(data, position) if simple else None
+                token = simple_tag or next_token(data, position, True)
                 self.steps += 1
                 position = token.end()
-                kind = token.lastgroup
+                kind = ("end" if token.group("end_name") else "start") if simple_tag else token.lastgroup
                 if kind == "end":
                     name = token.group("end_name").lower()
                     if name == b"template":

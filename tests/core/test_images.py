@@ -480,3 +480,13 @@ def test_the_text_format_says_once_that_it_has_no_images(tmp_path: Path) -> None
     done = run_sitemapkit("build", str(site), "--base-url", SITE, "--lastmod", "none", "--format", "txt")
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("the text format has no images") == 1
+
+
+def test_the_quick_reading_finds_what_the_full_tokenizer_finds() -> None:
+    # No quoted attribute value holds a ">": tags end at their first ">", read in
+    # one quick run; one such value anywhere sends the page through the tokenizer.
+    page = SHOWN.format(name="x").replace("""<a title='<img src="attribute.png">'>x</a>""", "").encode()
+    quick = BodyImages(page, 0, 100)
+    full = BodyImages(page + b"<p title='>'></p>", 0, 100)
+    assert quick.content == full.content and quick.elsewhere == full.elsewhere
+    assert quick.content and quick.elsewhere
