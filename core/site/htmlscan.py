@@ -548,8 +548,9 @@ class BodyImages:
 
     def _read(self, data: bytes, position: int, limit: int) -> None:
         size = len(data)
-        simple = _QUOTED_GREATER_THAN.search(data, position) is None
-        body_run = _SIMPLE_BODY_RUN if simple else _BODY_RUN
+        # Up to the first quoted value holding a ">", tags end at their first ">".
+        quoted = _QUOTED_GREATER_THAN.search(data, position)
+        simple_until = quoted.start() if quoted else size
         # The content elements open around the position: each one's name and how
         # many of its kind are open in it, innermost last. Content elements nest
         # (Material's <main> holds the navigation, with the logo, and .md-content
@@ -563,12 +564,19 @@ class BodyImages:
         templates = 0
         try:
             while position < size:
-                run = body_run.match(data, position)
+                simple = position < simple_until
+                run = (
+                    _SIMPLE_BODY_RUN.match(data, position, simple_until) if simple else _BODY_RUN.match(data, position)
+                )
                 assert run is not None
                 position = run.end()
                 if position >= size:
                     return
                 simple_tag = _SIMPLE_BODY_TAG.match(data, position) if simple else None
+                if simple_tag is not None and simple_tag.end() > simple_until:
+                    simple_tag = None  # the tag holding the quoted ">": the tokenizer reads it
+                if simple_tag is None and position == simple_until and simple:
+                    continue  # the quick run stopped at the boundary: read on in full
                 token = simple_tag or next_token(data, position, True)
                 self.steps += 1
                 position = token.end()
