@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .protocol.errors import ConfigError, OutputError, SitemapkitError, UrlError
+from .protocol.errors import ConfigError, LastmodError, OutputError, SitemapkitError, UrlError
 from .protocol.languages import language_tag
-from .protocol.urls import encode_path
+from .protocol.urls import encode_path, path_of_file
 from .protocol.limits import (
     DEFAULT_MAX_BYTES,
     MAX_BYTES_CEILING,
@@ -93,6 +93,7 @@ __all__ = [
     "ConfigError",
     "Excluded",
     "FRONT_MATTER_DATE_ADVICE",
+    "LastmodError",
     "LastmodResult",
     "Notice",
     "OptionSpec",
@@ -117,6 +118,7 @@ __all__ = [
     "is_error_page",
     "is_local_address",
     "language_tag",
+    "path_of_file",
     "resolve_lastmods",
     "unknown_option",
 ]

@@ -217,7 +217,7 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         pages.sort(key=lambda page: page.loc)
         self.files = []
         try:
-            report = build_site(pages, self.options, Path(config.site_dir), page_dates=FRONT_MATTER_DATE_ADVICE)
+            report = build_site(pages, self.options, Path(config.site_dir), date_advice=FRONT_MATTER_DATE_ADVICE)
             if _reads_sitemap_xml(config) and build_xml_companion(pages, self.options, config.site_dir) is not None:
                 log.logger.info(XML_COMPANION_NOTE)
         except ConfigError as error:

@@ -84,6 +84,7 @@ from sitemapkit import (
     development_base_url,
     encode_path,
     is_error_page,
+    path_of_file,
     unknown_option,
 )
 
@@ -150,7 +151,7 @@ class _Run:
             save_as = settings.get(f"{name.upper()}_SAVE_AS", f"{name}.html")
             if save_as:
                 # A *_URL setting is a URL; without one, the file's path is a name.
-                url = settings.get(f"{name.upper()}_URL") or encode_path(_folder_url(save_as))
+                url = settings.get(f"{name.upper()}_URL") or encode_path(path_of_file(save_as))
                 self.direct_templates[save_as] = (_DIRECT_TEMPLATE_KINDS.get(name, "other"), url)
         # output file -> template source, for TEMPLATE_PAGES
         self.template_pages = {dest: source for source, dest in (settings.get("TEMPLATE_PAGES") or {}).items()}
@@ -332,9 +333,8 @@ def record_written(path: str, context: dict[str, Any]) -> None:
     Only what the page is listed by is kept here (the context is a copy made for
     this one file); ``finish_run`` makes the pages. This runs between two page
     renders, with little of this module in the CPU's caches, where each step
-    costs several times what it costs in one loop at the end: making the pages
-    here took about 50 ms of a 2,000-article build, in one loop at the end 17 ms
-    (``tests/benchmarks/bench_pelican.py``).
+    costs several times what it costs in one loop at the end
+    (``tests/benchmarks/bench_pelican.py`` measures the difference).
     """
     run = _runs.get(_key(context.get("OUTPUT_PATH", "")))
     if run is None or run.options is None:
@@ -416,10 +416,10 @@ def _listing_page(run: _Run, path: str, output_file: str, listing: tuple[Any, ..
         elif base_save_as in run.direct_templates:
             kind, url = run.direct_templates[base_save_as]
         elif output_file in run.template_pages:
-            kind, url = "template_pages", encode_path(_folder_url(output_file))
+            kind, url = "template_pages", encode_path(path_of_file(output_file))
             source = Path(run.settings["PATH"], run.template_pages[output_file])
         else:
-            kind, url = "other", encode_path(_folder_url(output_file))
+            kind, url = "other", encode_path(path_of_file(output_file))
     # These may be any file a template renders (robots.txt, a JSON search index).
     if kind in ("template_pages", "other") and not output_file.endswith((".html", ".htm")):
         return None
@@ -456,7 +456,7 @@ def _period_url(period_archives: dict[str, Any] | None, save_as: str) -> str:
         for period in periods:
             if period.get("save_as") == save_as:
                 return period["url"]
-    return encode_path(_folder_url(save_as))
+    return encode_path(path_of_file(save_as))
 
 
 def _same_formatting(url: Any, save_as: Any) -> bool:
@@ -472,16 +472,6 @@ def _same_formatting(url: Any, save_as: Any) -> bool:
     return not fields & {"url", "save_as"}
 
 
-def _folder_url(save_as: str) -> str:
-    """The URL of a file Pelican has no ``*_URL`` setting for: its path, with a
-    folder's ``index.html`` left to the web server (as every theme links home)."""
-    if save_as == "index.html":
-        return ""
-    if save_as.endswith("/index.html"):
-        return save_as[: -len("index.html")]
-    return save_as
-
-
 def finish_run(pelican) -> None:
     """Write the sitemap for what this run wrote (or hand it to the main run)."""
     run = _runs.pop(_key(pelican.settings["OUTPUT_PATH"]), None)
@@ -493,7 +483,7 @@ def finish_run(pelican) -> None:
         outer.handed_over.extend(_absolute(page, run.site_url) for page in pages)
         return
     try:
-        report = sitemapkit.build_site(pages, run.options, Path(run.output_dir), page_dates=PAGE_DATES)
+        report = sitemapkit.build_site(pages, run.options, Path(run.output_dir), date_advice=PAGE_DATES)
     except ConfigError as error:
         raise _translate(error) from None
     for notice, text in report.log_lines(verbose=run.options.verbose):

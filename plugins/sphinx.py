@@ -257,12 +257,45 @@ def _pages(app: Sphinx) -> dict[str, sitemapkit.Page]:
     # Pages extensions add through html-collect-pages (viewcode's _modules/...):
     # listed like any other, subject to the same checks and exclude globs; an
     # error page among them (a theme's 404.html) is left out by _page.
-    for name in sorted(_collected_pages(app)):
+    collected = sorted(_collected_pages(app))
+    modules = []
+    for name in collected:
+        module = _viewcode_module_file(name)
+        if module is not None:
+            # viewcode's page of one module shows that file: dated by its git
+            # date (an include: untracked or installed modules date nothing).
+            modules.append(pages.setdefault(name, _page(builder, name, includes=(module,))).loc)
+    if VIEWCODE_INDEX in collected:
+        # viewcode's list of the modules: dated by the newest of them.
+        pages.setdefault(VIEWCODE_INDEX, _page(builder, VIEWCODE_INDEX, members=tuple(modules)))
+    for name in collected:
         pages.setdefault(name, _page(builder, name))
     if builder.search:
         # The search page is never content to index; handed over so the report says why.
         pages["search"] = _page(builder, "search", exclude_reason="search page")
     return pages
+
+
+# viewcode writes the code of module pkg.mod as _modules/pkg/mod, and their list
+# as _modules/index (sphinx.ext.viewcode.OUTPUT_DIRNAME).
+VIEWCODE_FOLDER = "_modules/"
+VIEWCODE_INDEX = VIEWCODE_FOLDER + "index"
+
+
+def _viewcode_module_file(pagename: str) -> str | None:
+    """The Python file viewcode's page ``pagename`` shows, or None (another page,
+    or a module whose source Sphinx cannot find)."""
+    if not pagename.startswith(VIEWCODE_FOLDER) or pagename == VIEWCODE_INDEX:
+        return None
+    from sphinx.errors import PycodeError
+    from sphinx.pycode import ModuleAnalyzer
+
+    try:
+        # Cached: viewcode analysed the same module to write the page.
+        found = ModuleAnalyzer.for_module(pagename[len(VIEWCODE_FOLDER) :].replace("/", "."))
+    except PycodeError:
+        return None
+    return str(found.srcname) if found.srcname else None
 
 
 def _domain_indices(builder: StandaloneHTMLBuilder) -> list:

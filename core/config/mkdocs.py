@@ -10,7 +10,7 @@ front-matter dates and ``sitemap: false``, the same exclusions.
 
 Read from ``mkdocs.yml`` as MkDocs reads it (PyYAML with MkDocs' tags and
 ``INHERIT``, :mod:`.mkdocsyaml`) or from the ``[project]`` table of
-``zensical.toml`` (with :mod:`tomllib`): ``site_url`` (unset: Read the Docs'
+``zensical.toml`` (with :func:`~sitemapkit.site.dataformats.load_toml`): ``site_url`` (unset: Read the Docs'
 ``READTHEDOCS_CANONICAL_URL``, as the MkDocs adapter takes it), ``docs_dir``
 (default ``docs``), ``site_dir`` (default ``site``), both relative to the
 configuration file, ``use_directory_urls`` (default true), ``exclude_docs`` and
@@ -21,7 +21,7 @@ the sitemapkit plugin's own options (``plugins: [sitemapkit: {...}]``,
 ``[project.plugins.sitemapkit]``).
 
 PyYAML and pathspec are the ``config`` extra's: without them reading a project
-stops with one line saying what to install (:func:`.yamlreader.missing_config_library`).
+stops with one line saying what to install (:func:`~sitemapkit.site.extras.missing_config_library`).
 """
 
 from __future__ import annotations
@@ -36,9 +36,16 @@ from typing import Any
 from urllib.parse import quote
 
 from ..protocol.errors import ConfigError, SitemapkitError
-from ..protocol.hostsettings import MKDOCS_SETTINGS, READ_THE_DOCS_URL, base_url_setting, beside_config_file
+from ..protocol.hostsettings import (
+    MKDOCS_SETTINGS,
+    READ_THE_DOCS_URL,
+    base_url_not_set,
+    base_url_setting,
+    beside_config_file,
+)
 from ..site.frontmatter import front_matter_lastmod, front_matter_listed, read_front_matter
 from ..protocol.model import Options, Page
+from ..protocol.urls import INDEX_FILE, path_of_file
 
 __all__ = ["ProjectConfig", "project_pages", "read_project_config"]
 
@@ -62,6 +69,9 @@ PLUGIN_NAME = "sitemapkit"
 #: The sitemap MkDocs' themes and Zensical write at the site root: replaced by ours,
 #: or removed when ours has another name (``filename``, ``format: txt``).
 GENERATOR_SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")
+#: Material's instant navigation and Zensical's read sitemap.xml in the browser:
+#: a text sitemap leaves them an XML one beside it.
+BROWSER_READS_SITEMAP_XML = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +88,8 @@ class ProjectConfig:
     not_in_nav: str
     #: The sitemapkit plugin's options as the configuration file sets them.
     plugin_options: dict[str, Any]
+    #: What the file names that is not read, one line each (nothing, here).
+    unread: tuple[str, ...] = ()
 
     def setting(self, name: str) -> str:
         """How the user names setting ``name`` in this file, for messages."""
@@ -105,7 +117,7 @@ def _compiled(patterns: str, setting: str) -> Any:
     try:
         import pathspec.gitignore
     except ImportError:
-        from ..site.yamlreader import missing_config_library
+        from ..site.extras import missing_config_library
 
         raise missing_config_library("pathspec") from None
     try:
@@ -179,16 +191,12 @@ def read_project_config(path: Path | str) -> ProjectConfig:
 
 
 def _read_toml(path: Path, raw: bytes) -> dict[str, Any]:
+    from ..site.dataformats import load_toml
+
     try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        raise SitemapkitError(f"{path.name}: reading TOML needs Python 3.11 or later") from None
-    try:
-        document = tomllib.loads(raw.decode("utf-8-sig"))
+        document = load_toml(raw.decode("utf-8-sig"), path.name)
     except UnicodeDecodeError:
         raise SitemapkitError(f"{path.name}: is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as error:
-        raise SitemapkitError(f"{path.name}: {error}") from None
     # Zensical reads the [project] table, or the top level when there is none.
     project = document.get("project", document)
     if not isinstance(project, dict):
@@ -231,10 +239,7 @@ def options_for(config: ProjectConfig, base_url: str | None, flags: dict[str, An
     """
     url = base_url or base_url_setting(config.site_url, os.environ)
     if not url:
-        raise SitemapkitError(
-            f"{config.setting('site_url')}: is not set, and a sitemap must list absolute URLs "
-            "(set site_url, or pass --base-url)"
-        )
+        raise base_url_not_set(config.config_file.name, MKDOCS_SETTINGS)
     # A folder in the file is relative to the file, as in the MkDocs adapter.
     in_file = beside_config_file(config.plugin_options, config.config_file.resolve().parent)
     try:
@@ -250,6 +255,18 @@ def options_for(config: ProjectConfig, base_url: str | None, flags: dict[str, An
     if isinstance(values.get("exclude"), list):
         values["exclude"] = tuple(values["exclude"])
     return Options(base_url=url, **values)
+
+
+def sites(config: ProjectConfig) -> list[tuple[ProjectConfig, str]]:
+    """The sites the project publishes, each with its folder below the output
+    folder: the one site, at its root."""
+    return [(config, "")]
+
+
+def generator_sitemap_folders(config: ProjectConfig) -> tuple[str, ...]:
+    """The folders below the site besides its root where the generator writes
+    :data:`GENERATOR_SITEMAPS`: none."""
+    return ()
 
 
 # ---- pages --------------------------------------------------------------------------
@@ -300,10 +317,7 @@ def project_pages(config: ProjectConfig, built: Iterable[Page], site_dir: Path) 
 
 def _page_url(relative: str, use_directory_urls: bool) -> str:
     """The URL MkDocs gives the page written at ``relative`` (mkdocs File.url)."""
-    folder, name = posixpath.split(relative)
-    url = relative
-    if use_directory_urls and name == "index.html":
-        url = folder + "/" if folder else ""
+    url = path_of_file(relative) if use_directory_urls else relative
     # Percent-encoded as MkDocs encodes it (urllib's quote, "/" kept), so canonical
     # links the theme writes compare equal.
     return quote(url)
@@ -313,7 +327,7 @@ def _markdown_source(docs_dir: Path, relative: str, use_directory_urls: bool) ->
     """The Markdown file MkDocs builds into ``relative`` (mkdocs File.dest_uri, reversed)."""
     folder, name = posixpath.split(relative)
     stems: list[str] = []
-    if name == "index.html":
+    if name == INDEX_FILE:
         stems += [posixpath.join(folder, "index"), posixpath.join(folder, "README")]
         if use_directory_urls and folder:
             stems.append(folder)  # foo.md -> foo/index.html

@@ -1,80 +1,75 @@
 """``sitemapkit build``: a built folder's pages found, checked and dated on every core.
 
-The same steps as :func:`~sitemapkit.build.build_site` given the pages of
+The engine's steps (:mod:`~sitemapkit.engine.pages`) for the pages of
 :func:`walk_pages` (which ``find_pages`` hands adapters' way), without holding a
 :class:`Page` or a ``Path`` per page: one walk with ``os.scandir`` hands the
-pages' file names, in chunks, to worker processes (forked early, while this
-process is small); each checks its pages with :func:`~sitemapkit.build.select_page`,
+pages' file names, in chunks, to worker processes (:mod:`~sitemapkit.engine.workers`);
+each checks its pages with :func:`~sitemapkit.engine.selection.select_page`,
 reads their file times and formats their entries with the encoder's own
-``EntryWriter``, and sends back one bytes object per listed page: its sitemap loc,
-its place in the walk and its entry. This process sorts those (by loc, then
-walk order: the first of two pages with one URL wins, as in ``build_site``),
-decides whether the file times can be believed (:mod:`~sitemapkit.lastmod`'s
-rule, over all of them) and writes them with the same sharding and publishing
-as every build.
+``EntryWriter``, and sends back one bytes object per listed page (its sitemap
+loc, its place in the walk and its entry) and the verdicts of the heads that
+said something. This process sorts the entries (by loc, then walk order: the
+first of two pages with one URL wins, as in ``build_site``), decides whether
+the file times can be believed (:mod:`~sitemapkit.site.lastmod`'s rule, over all
+of them) and writes them with the same sharding and publishing as every build.
 
-Three kinds of site take ``build_site``'s path instead: dates from git (a
-repository is dated in one pass over all of its files, not per chunk): the
-folder in a git work tree that tracks some of its pages or ignores only some
-(:func:`~sitemapkit.lastmod.git_leaves_to_file_times`), or holding one; pages
-whose heads declare hreflang alternates (a group is checked across its pages);
-and, with dates, two pages with one URL or a page too long to list (build_site
-dates only the pages it lists, which decides whether file times are believed).
+Where a site needs more than one chunk at a time can give, the same walk and
+the same head reads go through :func:`~sitemapkit.engine.pages.build_pages`,
+inside the same publication: dates from git (a repository is dated in one pass
+over all of its files): the folder in a git work tree that tracks some of its
+pages or ignores only some (:func:`~sitemapkit.site.lastmod.git_leaves_to_file_times`),
+or holding one, where the workers only read heads; pages whose heads declare
+hreflang alternates (a group is checked across its pages); and, with dates, two
+pages with one URL or a page too long to list (only the listed pages' file
+times decide whether file times are believed). Nothing is walked or read twice:
+the pages are made from the names walked, and their heads' verdicts are the
+workers'.
 """
 
 from __future__ import annotations
 
 import array
-import collections
 import datetime as dt
 import heapq
 import itertools
 import os
 import re
-import shutil
 from collections.abc import Iterator
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import NamedTuple
 
-from ..publish import publication as publish
-from .pages import (
-    allowed_images,
-    broken_canonicals_notice,
-    build_site,
-    chrome_images,
-    select_page,
-    start,
-    write_sitemaps,
-)
 from ..protocol.encoder import (
     LASTMOD_CLOSE,
     LASTMOD_OPEN,
     EncodeResult,
-    ShardPlanner,
     EntryWriter,
+    ShardPlanner,
     encode_entries,
     image_elements,
     image_host,
     loc_hash,
 )
+from ..protocol.dates import moment_of_timestamp
 from ..protocol.errors import SitemapkitError
-from ..site.htmlcheck import HeadFacts
-from ..site.lastmod import file_times_notice, git_leaves_to_file_times, one_batch, trusted_file_time
 from ..protocol.model import NOTICE_EXAMPLES, Excluded, Notice, Options, Page, Report
 from ..protocol.robotsrules import RobotsRules
 from ..protocol.urls import Scope
-from ..site.folder import file_prefix, find_pages, folder_page, page_file, walk_pages
-from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, can_fork, start_pool, worker_count
+from ..publish import publication as publish
+from ..site.folder import file_prefix, folder_page, page_file, walk_pages
+from ..site.htmlcheck import HeadFacts
+from ..site.lastmod import file_times_notice, git_installed, git_leaves_to_file_times, one_batch, trusted_file_time
+from .pages import allowed_images, build_pages, chrome_images, write_sitemaps
+from .selection import NOTHING_SAID, HeadVerdict, broken_canonicals_notice, build_context, select_page
+from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, Workers, pool_pays
 
 
 # Where each listed page's bytes split: "LOC\0" + its walk position in this many
 # bytes + 1 when its lastmod is its file time (else 0) + its entry.
 _ORDER_BYTES = 5
 _LASTMOD_ELEMENT = re.compile(LASTMOD_OPEN.encode("ascii") + b"[^<]*" + LASTMOD_CLOSE.encode("ascii"))
-_UTC = dt.timezone.utc
 
 
-class _Found:
+class _CheckedPages:
     """Pages checked: a chunk's in a worker, then the whole site's here."""
 
     __slots__ = (
@@ -92,6 +87,7 @@ class _Found:
         "images_shown",
         "images_cut",
         "images_unwritten",
+        "verdicts",
     )
 
     def __init__(self) -> None:
@@ -124,6 +120,9 @@ class _Found:
         self.images_cut: list[str] = []
         #: Images of pages written in the text form, which has none.
         self.images_unwritten = 0
+        #: What the heads that said something said (see select_page), each with
+        #: its page's walk position: build_pages' input where it is needed.
+        self.verdicts: list[tuple[int, HeadVerdict]] = []
 
     def dated(self, name: str, stamp: float, plausible: bool) -> None:
         """A listed page ``name`` has the file time ``stamp``."""
@@ -136,13 +135,13 @@ class _Found:
             self.too_old_count += 1
             self.too_old_names.append(name)
 
-    def trim(self) -> _Found:
+    def trim(self) -> _CheckedPages:
         """Only the names a notice shows are kept."""
         self.plausible_names = heapq.nsmallest(NOTICE_EXAMPLES, self.plausible_names)
         self.too_old_names = heapq.nsmallest(NOTICE_EXAMPLES, self.too_old_names)
         return self
 
-    def add(self, chunk: _Found) -> None:
+    def add(self, chunk: _CheckedPages) -> None:
         self.listed += chunk.listed
         self.excluded += chunk.excluded
         self.notices += chunk.notices
@@ -159,59 +158,68 @@ class _Found:
         self.images_shown += chunk.images_shown
         self.images_cut += chunk.images_cut
         self.images_unwritten += chunk.images_unwritten
+        self.verdicts += chunk.verdicts
         self.trim()
 
 
-# Worker state, set once by _start_worker (fork copies the rest).
-_worker: dict = {}
+class _FolderChecker(NamedTuple):
+    """What a process checking a folder's pages holds (see workers.Workers)."""
+
+    options: Options
+    scope: Scope
+    rules: RobotsRules | None
+    base: str
+    site: Path
+    planner: ShardPlanner
+    dated: bool
+    #: False where build_pages takes over (git dates): only heads are read.
+    entries: bool
 
 
-def _start_worker(options: Options, site_dir: str, rules: RobotsRules | None) -> None:
-    scope = Scope(options.base_url)
-    _worker.update(
-        options=options,
-        scope=scope,
-        rules=rules,
-        base=file_prefix(site_dir),
-        site=site_dir,
-        planner=ShardPlanner(options),
-        dated=options.lastmod != "none",
+def _folder_checker(options: Options, site_dir: str, rules: RobotsRules | None, entries: bool) -> _FolderChecker:
+    return _FolderChecker(
+        options,
+        Scope(options.base_url),
+        rules,
+        file_prefix(site_dir),
+        Path(site_dir),
+        ShardPlanner(options),
+        options.lastmod != "none",
+        entries,
     )
 
 
-def _check_chunk(names: list[str], first: int) -> _Found:
-    """In a worker: check, date and format the pages ``names`` (relative file
-    names, the first at walk position ``first``)."""
-    options: Options = _worker["options"]
-    scope: Scope = _worker["scope"]
-    rules = _worker["rules"]
-    base: str = _worker["base"]
-    planner: ShardPlanner = _worker["planner"]
-    dated: bool = _worker["dated"]
+def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _CheckedPages:
+    """Check, date and format the pages ``names`` (relative file names, the
+    first at walk position ``first``)."""
+    options, scope, rules, base, output_dir, planner, dated, entries = checker
     report = Report()
     result = EncodeResult()
-    formatter = EntryWriter(options, scope, result)
-    found = _Found()
+    writer = EntryWriter(options, scope, result)
+    found = _CheckedPages()
     heads: dict[str, HeadFacts] = {}
     broken: list[str] = []
-    output_dir = Path(_worker["site"])
     for position, name in enumerate(names, first):
         path = page_file(base, name)
         # The file time first, so that one Page serves the checks and the entry
         # (a page left out needed no stat, but few are).
         lastmod: dt.date | dt.datetime | None = None
         stamp = None
-        if dated:
+        if dated and entries:
             try:
                 stamp = os.stat(path).st_mtime
             except OSError:
                 pass  # gone or unreadable: nothing to say about it
             else:
                 if trusted_file_time(stamp):
-                    lastmod = dt.datetime.fromtimestamp(int(stamp), _UTC)
+                    lastmod = moment_of_timestamp(stamp)
         page = folder_page(name, path, lastmod=lastmod)
         noticed, broke = len(report.notices), len(broken)
-        loc, may_list = select_page(page, scope, options, rules, report, heads, output_dir, broken)
+        loc, may_list, verdict = select_page(page, scope, options, rules, report, heads, output_dir, broken)
+        if verdict is not None and verdict is not NOTHING_SAID:
+            found.verdicts.append((position, verdict))
+        if not entries:
+            continue
         if len(report.notices) > noticed:
             found.notices += [(page.loc, notice) for notice in report.notices[noticed:]]
         if len(broken) > broke:
@@ -219,11 +227,11 @@ def _check_chunk(names: list[str], first: int) -> _Found:
         facts = heads.pop(loc, None) if heads and loc is not None else None
         if facts is not None and facts.alternates:
             # Checked across pages (every version must name the same group):
-            # build_site's to do.
+            # build_pages' to do.
             found.alternates = True
         if not may_list or loc is None:
             continue
-        # build_site's order: a date the head declares, else the file time.
+        # build_pages' order: a date the head declares, else the file time.
         declared = facts.declared_date() if dated and facts is not None else None
         images = allowed_images(facts.images, scope, rules) if facts is not None and facts.images else ()
         if declared is not None or images:
@@ -231,8 +239,8 @@ def _check_chunk(names: list[str], first: int) -> _Found:
                 lastmod, stamp = declared, None
             page = Page(page.loc, lastmod=lastmod, source=path, output=path, images=images)
         # Each page on its own: duplicates are found across chunks, below.
-        formatter.previous = None
-        entry = formatter.entry(page)
+        writer.previous = None
+        entry = writer.entry(page)
         if entry is None:
             continue
         if not planner.fits_alone(entry):
@@ -279,19 +287,15 @@ def _chunks(names: Iterator[str], size: int) -> Iterator[list[str]]:
 
 
 def _uses_git(site_dir: Path, mode: str) -> bool:
-    """Whether ``mode`` dates these pages from git (which build_site does in one
-    pass for the whole repository)."""
+    """Whether ``mode`` dates these pages from git (one pass for the whole
+    repository: build_pages' dating)."""
     if mode == "git":
         return True  # git, or the notice that says why not
-    if mode != "auto" or shutil.which("git") is None:
+    if mode != "auto" or not git_installed():
         return False
     # A build's output folder inside a work tree (Hugo's public/, Jekyll's _site/)
     # that git neither tracks nor half ignores: file times, as without git.
     return not git_leaves_to_file_times(os.path.abspath(site_dir))
-
-
-def _build_site(site_dir: Path, options: Options, page_dates: str | None) -> Report:
-    return build_site(sorted(find_pages(site_dir), key=lambda p: p.loc), options, site_dir, page_dates=page_dates)
 
 
 def _has_duplicates(listed: list[bytes]) -> bool:
@@ -311,22 +315,18 @@ def build_folder(
     workers: int | None = None,
     chunk_pages: int = CHUNK_PAGES,
     *,
-    page_dates: str | None = None,
+    date_advice: str | None = None,
 ) -> Report:
     """``build_site`` for the pages :func:`walk_pages` finds in ``site_dir``,
-    written into it (``page_dates`` as build_site takes it); ``workers``
+    written into it (``date_advice`` as build_site takes it); ``workers``
     processes (default: one a core, 1 for none) check ``chunk_pages`` pages at
     a time."""
     site_dir = Path(site_dir)
     if not site_dir.is_dir():
         raise SitemapkitError(f"{str(site_dir)!r} is not a folder")
-    if not _uses_git(site_dir, options.lastmod):
-        # Held from the first read of the folder (robots.txt rules) to the switch.
-        with publish.Publication(site_dir, options, read_robots=options.check_robots_rules) as publication:
-            report = _build_folder(site_dir, options, publication, workers, chunk_pages, page_dates)
-        if report is not None:
-            return report
-    return _build_site(site_dir, options, page_dates)
+    # Held from the first read of the folder (robots.txt rules) to the switch.
+    with publish.Publication(site_dir, options, read_robots=options.check_robots_rules) as publication:
+        return _build_folder(site_dir, options, publication, workers, chunk_pages, date_advice)
 
 
 def _build_folder(
@@ -335,52 +335,42 @@ def _build_folder(
     publication: publish.Publication,
     workers: int | None,
     chunk_pages: int,
-    page_dates: str | None,
-) -> Report | None:
-    """build_folder's own path; None (nothing written) where build_site's is needed."""
-    report, scope, rules = start(options, publication)
-    found = _Found()
+    date_advice: str | None,
+) -> Report:
+    report, scope, rules = build_context(options, publication)
+    git_dated = _uses_git(site_dir, options.lastmod)
+    found = _CheckedPages()
     # Pages in a repository of their own below the folder are dated by its
-    # history (build_site); the folder's own repository was judged already (_uses_git).
-    repositories: list[str] | None = [] if options.lastmod == "auto" and shutil.which("git") else None
-    chunks = _chunks(walk_pages(site_dir, repositories), chunk_pages)
-    # Processes pay for themselves from a few chunks on (starting them costs about
-    # what checking a thousand pages does).
-    ahead = list(itertools.islice(chunks, POOL_FROM_CHUNKS))
-    small = len(ahead) < POOL_FROM_CHUNKS
-    if workers is None and not small:
-        workers = worker_count()
-    if small or workers is None or workers <= 1 or not can_fork():
-        # A small site, one core, or no fork (Windows, other threads): no processes.
-        _start_worker(options, str(site_dir), rules)
+    # history (build_pages); the folder's own repository was judged already (_uses_git).
+    repositories: list[str] | None = [] if options.lastmod == "auto" and git_installed() else None
+    # The names walked, a string a chunk, for build_pages where it is needed.
+    walked: list[str] = []
+
+    def chunks() -> Iterator[list[str]]:
+        for names in _chunks(walk_pages(site_dir, repositories), chunk_pages):
+            walked.append("\0".join(names))
+            yield names
+
+    walk = chunks()
+    ahead = list(itertools.islice(walk, POOL_FROM_CHUNKS))
+    count = workers if pool_pays(len(ahead)) else 1
+
+    def tasks() -> Iterator[tuple]:
         position = 0
-        for names in itertools.chain(ahead, chunks):
-            found.add(_check_chunk(names, position))
+        for names in itertools.chain(ahead, walk):
+            yield _check_chunk, (names, position)
             position += len(names)
-    else:
-        pool = start_pool(_start_worker, (options, str(site_dir), rules), workers)
-        try:
-            pending: collections.deque = collections.deque()
-            position = 0
-            for names in itertools.chain(ahead, chunks):
-                pending.append(pool.submit(_check_chunk, names, position))
-                position += len(names)
-                # A few chunks ahead keep every core busy; results in walk order.
-                while len(pending) > 2 * workers:
-                    found.add(pending.popleft().result())
-            while pending:
-                found.add(pending.popleft().result())
-        except BrokenProcessPool:
-            # A worker was killed (out of memory, by a user): nothing is written
-            # yet, and build_site's path, which can read every page itself, does it.
-            return None
-        finally:
-            pool.shutdown(cancel_futures=True)
+
+    with Workers(_folder_checker, (options, str(site_dir), rules, not git_dated), count) as pool:
+        for chunk in pool.in_order(tasks()):
+            found.add(chunk)
+    ahead.clear()
 
     listed = found.listed
     listed.sort()
     if (
-        found.alternates
+        git_dated
+        or found.alternates
         or any(prefix for prefix in repositories or ())  # "" is the folder's own
         or (
             options.lastmod != "none"
@@ -389,10 +379,11 @@ def _build_folder(
     ):
         # Pages in a git repository, or declaring hreflang alternates (each group
         # is checked across its pages); or two pages with one URL, or a page too
-        # long to list (build_site dates only the pages it lists, and so decides
-        # whether file times are believable without the others): build_site's path.
+        # long to list (only the pages listed are dated, which decides whether
+        # file times are believable without the others): every page together.
         del listed[:]
-        return None
+        return _build_together(site_dir, options, publication, walked, found.verdicts, date_advice)
+    walked.clear()
     report.excluded += found.excluded
     # Notices in page order, as build_site gives them. (Every HTML file the host
     # serves was walked and handed over: none is left to report as not a page.)
@@ -409,7 +400,7 @@ def _build_folder(
             [n[below:] for n in found.too_old_names],
             len(found.plausible) if flat else 0,
             found.too_old_count,
-            page_dates=page_dates,
+            date_advice=date_advice,
         )
         if notice is not None and options.lastmod_warnings:
             report.notices.append(notice)
@@ -455,3 +446,25 @@ def _build_folder(
             yield entry, loc.decode("ascii"), loc_hash(loc), False
 
     return write_sitemaps(lambda result: encode_entries(entries(result), options, result), publication, report)
+
+
+def _build_together(
+    site_dir: Path,
+    options: Options,
+    publication: publish.Publication,
+    walked: list[str],
+    verdicts: list[tuple[int, HeadVerdict]],
+    date_advice: str | None,
+) -> Report:
+    """build_pages for the pages walked (``walked``, a string of names a
+    chunk), in build_site's order (by loc, then walk order), with the verdicts
+    the workers read (by walk position): as ``build_site(find_pages(...))``
+    writes them, without a second walk or a second read of a head."""
+    base = file_prefix(site_dir)
+    pages = [folder_page(name, page_file(base, name)) for chunk in walked for name in chunk.split("\0")]
+    del walked[:]
+    order = sorted(range(len(pages)), key=lambda position: pages[position].loc)
+    index_of = {position: index for index, position in enumerate(order)}
+    by_index = {index_of[position]: verdict for position, verdict in verdicts}
+    del verdicts[:]
+    return build_pages([pages[position] for position in order], options, publication, date_advice, (by_index, []))

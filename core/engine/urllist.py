@@ -4,20 +4,24 @@ The input is cut into blocks of lines; from a file, each worker process reads it
 own blocks (from a pipe, this process hands them out). A block whose lines are
 all plain (absolute URLs under the base, or paths below it, each with an optional
 W3C date) is formatted with whole-block byte operations; any other block goes
-line by line through the same :class:`~sitemapkit.encoder.EntryWriter` pages use,
+line by line through the same :class:`~sitemapkit.protocol.encoder.EntryWriter` pages use,
 which reports what it leaves out. Shard boundaries depend only on entries (see
-:class:`~sitemapkit.encoder.ShardPlanner`), so each worker cuts, compresses and
+:class:`~sitemapkit.protocol.encoder.ShardPlanner`), so each worker cuts, compresses and
 writes the shards that lie wholly inside its block, straight from the formatted
 bytes; this process joins the pieces that straddle two blocks (a worker writes
 them) and writes the index. Until the list is known not to fit one file, workers
 only format, and this process keeps the entries.
+
+The processes are :class:`~sitemapkit.engine.workers.Workers`, as for the
+other builds: from the second block on (:data:`~sitemapkit.engine.workers.POOL_FROM_BLOCKS`);
+each holds a :class:`_BlockWorker`; a block a dead worker did not finish is
+formatted (and its shards written, under their content names) in this process.
 """
 
 from __future__ import annotations
 
 import binascii
 import collections
-import concurrent.futures
 import itertools
 import os
 import operator
@@ -45,7 +49,7 @@ from ..protocol.encoder import (
     SitemapFile,
     EntryWriter,
     newest_lastmod_in,
-    finish,
+    closing_files,
 )
 from ..protocol.urls import (
     CONTROL_RANGES,
@@ -226,12 +230,14 @@ def plain_block_entries(
 
 class _LineError(Exception):
     """Line ``index`` (counted from 0 in its block) cannot be listed: ``message``
-    says why. Raised in a worker; the main process names the line."""
+    says why, ``kind`` is the error to raise (a bad URL, a bad lastmod). Raised
+    in a worker; the main process names the line."""
 
-    def __init__(self, index: int, message: str) -> None:
-        super().__init__(index, message)
+    def __init__(self, index: int, message: str, kind: type[UrlError] = UrlError) -> None:
+        super().__init__(index, message, kind)
         self.index = index
         self.message = message
+        self.kind = kind
 
 
 class _BlockFormatter:
@@ -286,7 +292,7 @@ class _BlockFormatter:
             try:
                 entry = formatter.entry(page)
             except UrlError as error:
-                raise _LineError(index, str(error)) from None
+                raise _LineError(index, str(error), type(error)) from None
             if entry is None:
                 continue
             if not self.planner.fits_alone(entry):
@@ -377,17 +383,22 @@ def _write(folder: Path, files: list[SitemapFile]) -> list[SitemapFile]:
     return [publish.write_shard(folder, item) for item in files]
 
 
-# Worker process state, set once by _start_worker (fork copies the rest).
-_worker: dict = {}
+class _BlockWorker(NamedTuple):
+    """What a process formatting blocks holds (see workers.Workers)."""
+
+    formatter: _BlockFormatter
+    folder: Path
+    #: The input file, for the blocks a process reads itself; None for a stream.
+    descriptor: int | None
 
 
-def _start_worker(options: Options, folder: str, descriptor: int | None) -> None:
-    _worker.update(formatter=_BlockFormatter(options), folder=Path(folder), descriptor=descriptor)
+def _block_worker(options: Options, folder: str, descriptor: int | None) -> _BlockWorker:
+    return _BlockWorker(_BlockFormatter(options), Path(folder), descriptor)
 
 
-def _block(task: bytes | tuple[int, int]) -> bytes:
+def _block(worker: _BlockWorker, task: bytes | tuple[int, int]) -> bytes:
     """A block handed over, or read here from the input file's range."""
-    return task if isinstance(task, bytes) else read_lines(_worker["descriptor"], *task)
+    return task if isinstance(task, bytes) else read_lines(worker.descriptor, *task)  # type: ignore[arg-type]
 
 
 class Piece(NamedTuple):
@@ -418,17 +429,17 @@ class Piece(NamedTuple):
 
 
 def _work_on_block(
-    task: bytes | tuple[int, int], threshold: int
+    worker: _BlockWorker, task: bytes | tuple[int, int], threshold: int
 ) -> tuple[Piece, bool, bool, list[SitemapFile], Piece, list[Excluded]]:
-    """In a worker: the entries before the block's first boundary after its first
+    """The entries before the block's first boundary after its first
     entry (the lead, and whether its first entry is a boundary), the shards wholly
     inside the block from there (written here), and the entries from its last
     boundary on (tail; empty when the lead is the whole block).
 
     The block's first entry never goes into a shard written here: it may repeat
     the previous block's last, which only the main process can know."""
-    block = _block(task)
-    formatter: _BlockFormatter = _worker["formatter"]
+    block = _block(worker, task)
+    formatter = worker.formatter
     planner = formatter.planner
     planner.threshold = threshold
     plain = formatter.plain(block)
@@ -442,7 +453,7 @@ def _work_on_block(
             return Piece.of_entries(entries), opens, False, [], Piece(b"", 0, None), result.excluded
         inner = []
         for a, b in zip(bounds, bounds[1:]):
-            inner += _write(_worker["folder"], planner.shards(entries[a:b]))
+            inner += _write(worker.folder, planner.shards(entries[a:b]))
         lead = Piece.of_entries(entries[: bounds[0]])
         return lead, opens, True, inner, Piece.of_entries(entries[bounds[-1] :]), result.excluded
     body, dates = plain.body, plain.dates
@@ -455,41 +466,29 @@ def _work_on_block(
     starts = plain.offsets(bounds)
     inner = []
     for a, b, start, end in zip(bounds, bounds[1:], starts, starts[1:]):
-        inner += _write(_worker["folder"], planner.shards_of_body(body[start:end], b - a, newest_written(dates[a:b])))
+        inner += _write(worker.folder, planner.shards_of_body(body[start:end], b - a, newest_written(dates[a:b])))
     lead = Piece(body[: starts[0]], bounds[0], newest_written(dates[: bounds[0]]))
     tail = Piece(body[starts[-1] :], len(dates) - bounds[-1], newest_written(dates[bounds[-1] :]))
     return lead, opens, True, inner, tail, []
 
 
-def _format_block(task: bytes | tuple[int, int]):
-    """In a worker: a block's entries, while the list may still fit one file."""
+def _format_block(worker: _BlockWorker, task: bytes | tuple[int, int]):
+    """A block's entries, while the list may still fit one file."""
     result = EncodeResult()
-    entries, hashes = _worker["formatter"].entries(_block(task), result)
+    entries, hashes = worker.formatter.entries(_block(worker, task), result)
     return entries, hashes, result.excluded
 
 
-def _write_run(run: list[bytes]) -> list[SitemapFile]:
-    """In a worker: the shards of a run completed while formatting only."""
-    return _write(_worker["folder"], _worker["formatter"].planner.shards(run))
+def _write_run(worker: _BlockWorker, run: list[bytes]) -> list[SitemapFile]:
+    """The shards of a run completed while formatting only."""
+    return _write(worker.folder, worker.formatter.planner.shards(run))
 
 
-def _write_pieces(pieces: list[Piece]) -> list[SitemapFile]:
-    """In a worker: the shards of a run that crossed blocks, written."""
+def _write_pieces(worker: _BlockWorker, pieces: list[Piece]) -> list[SitemapFile]:
+    """The shards of a run that crossed blocks, written."""
     newest = newest_written([p.newest.encode("ascii") for p in pieces if p.newest])
     body = b"".join(p.body for p in pieces)
-    return _write(
-        _worker["folder"], _worker["formatter"].planner.shards_of_body(body, sum(p.urls for p in pieces), newest)
-    )
-
-
-def _start_pool(options: Options, folder: Path, descriptor: int | None):
-    """The workers, and how many blocks to hand out ahead of the one awaited."""
-    count = workers.worker_count()
-    pool = workers.start_pool(_start_worker, (options, str(folder), descriptor), count)
-    if isinstance(pool, workers.InProcess):
-        return pool, 0
-    # A few blocks ahead keep every core busy while memory stays bounded.
-    return pool, count + 1
+    return _write(worker.folder, worker.formatter.planner.shards_of_body(body, sum(p.urls for p in pieces), newest))
 
 
 class _InOrder:
@@ -533,7 +532,7 @@ class _InOrder:
                     breaks += chunk.count(b"\n")
                     position += len(chunk)
                 first = breaks + 2
-        return UrlError(f"{self.name} line {first + error.index}: {error.message}")
+        return error.kind(f"{self.name} line {first + error.index}: {error.message}")
 
     def _loc(self, entry: bytes) -> bytes:
         return entry if self.text else entry[len(_URL_OPEN) : entry.index(_LOC_CLOSE)]
@@ -604,15 +603,15 @@ def write_url_list(
     blocks: Iterator = read_blocks(source) if ranges is None else ranges
     descriptor = None if ranges is None else source.fileno()
     in_order = _InOrder(options, source, descriptor, result)
-    # Shard files written (lists) or being written (futures of lists), in site order.
+    # Shard files written (lists) or being written (tasks giving lists), in site order.
     ordered: list = []
-    pool = None
+    pool: workers.Workers | None = None
     try:
         first = next(blocks, None)
         second = None if first is None else next(blocks, None)
         if ranges is not None and first is not None:
             in_order.origin = first[0]
-        if second is None:
+        if not workers.pool_pays(2 if second is not None else 1, least=workers.POOL_FROM_BLOCKS):
             # Most lists are one block: no processes for them.
             if first is not None:
                 block = first if ranges is None else read_lines(descriptor, *first)  # type: ignore[arg-type]
@@ -622,22 +621,26 @@ def write_url_list(
                     raise in_order.error(error, first, 1) from None
                 ordered.append(_write(folder, sequencer.feed(*entries)))
         else:
-            pool, ahead = _start_pool(options, folder, descriptor)
-            _work_in_pool(itertools.chain([first, second], blocks), pool, ahead, sequencer, in_order, ordered)
+            count = workers.worker_count()
+            # A block is big: one a process ahead, and one more, keep them busy.
+            pool = workers.Workers(_block_worker, (options, str(folder), descriptor), count, ahead=count + 1)
+            _work_in_pool(itertools.chain([first, second], blocks), pool, sequencer, in_order, ordered)
         written = [
-            f for part in ordered for f in (part.result() if isinstance(part, concurrent.futures.Future) else part)
+            f for part in ordered for f in (pool.result(part) if pool and isinstance(part, workers.Task) else part)
         ]
         sequencer.shards = list(written)
-        written += publication.write(finish(sequencer, options, formatter.scope, result))
+        written += publication.write(closing_files(sequencer, options, formatter.scope, result))
     except UnicodeDecodeError as error:
         raise UrlError(f"the URL list is not UTF-8 text ({error.reason} at byte {error.start} of a block)") from None
     finally:
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            pool.close()
     return written
 
 
-def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, in_order: _InOrder, ordered: list) -> None:
+def _work_in_pool(
+    blocks: Iterator, pool: workers.Workers, sequencer: Sequencer, in_order: _InOrder, ordered: list
+) -> None:
     """Hand the blocks to the pool; collect their shards into ``ordered``.
 
     While the list may still fit one file, workers only format, and this process
@@ -650,10 +653,10 @@ def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, in_o
     # The run open across blocks once workers cut shards: pieces from each block.
     open_run: list[Piece] = []
 
-    def take(kind, future: concurrent.futures.Future, task, first_line: int | None) -> None:
+    def take(kind, handed: workers.Task, task, first_line: int | None) -> None:
         nonlocal open_run
         try:
-            outcome = future.result()
+            outcome = pool.result(handed)
         except _LineError as error:
             raise in_order.error(error, task, first_line) from None
         if kind is _format_block:
@@ -693,8 +696,8 @@ def _work_in_pool(blocks: Iterator, pool, ahead: int, sequencer: Sequencer, in_o
             pending.append(
                 (_work_on_block, pool.submit(_work_on_block, block, sequencer.planner.threshold), block, first_line)
             )
-        # Results are taken in order, `ahead` blocks behind the newest handed out.
-        while len(pending) > ahead:
+        # Results are taken in order, a few blocks behind the newest handed out.
+        while len(pending) > pool.ahead:
             take(*pending.popleft())
     while pending:
         take(*pending.popleft())

@@ -1,21 +1,43 @@
-"""Worker processes: how many, when they may be forked, and that they die with us.
+"""Worker processes: whether they pay, how many, when they may be forked, what
+each holds, what happens when one dies, and that they die with us.
 
 One place for the rules every parallel step follows (``sitemapkit generate``'s
-blocks, ``sitemapkit build``'s pages, ``build_site``'s head checks):
+blocks, ``sitemapkit build``'s pages, ``build_site``'s head checks), all through
+:class:`Workers`:
 
+* a pool pays from :data:`POOL_FROM_CHUNKS` tasks on (:func:`pool_pays`); fewer
+  are done in this process;
 * one process a core, at most :data:`MAX_WORKERS`;
-* forked, never spawned: a worker starts in a millisecond with everything
-  imported, and reads its state from the parent's memory;
+* forked, never spawned: a worker starts with everything imported, and
+  reads its state from the parent's memory;
 * never forked from a process running other threads (``mkdocs serve``'s
   live-reload server, a host's own pools): a lock another thread held at the
   fork stays held in the child for ever. Such a process does the work itself;
-* a worker ends when the process that forked it does, even by SIGKILL.
+* a worker ends when the process that forked it does, even by SIGKILL;
+* each process holds one state per pool, made once by the pool's ``make_state``
+  (in a worker at its start, from the parent's memory the fork copied); a task
+  is a module-level function called as ``task(state, *args)``, so the same task
+  runs in a worker or here;
+* results are taken in the order the tasks were handed out, a bounded number of
+  tasks ahead (:meth:`Workers.in_order`), so memory stays flat;
+* a worker that dies (the out-of-memory killer, a user's ``kill``) loses
+  nothing: every task it had not finished is done again in this process, and
+  so is every later one (:meth:`Workers.result`). A task may run twice, so a
+  task's only effect outside its result is a file named by its content.
+
+Memory: a forked worker shares the parent's memory until either writes to it.
+So the parent's objects are frozen out of the collector's sight while workers
+start (:func:`objects_frozen`), and a step whose parent holds the whole site
+(``build_site``'s pages) makes every task, as bytes, before the fork and only
+waits while the workers run.
 """
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import contextlib
+import functools
 import gc
 import multiprocessing
 import os
@@ -23,7 +45,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Union
 
 # More processes than this buy nothing: the steps they share (the walk, the
@@ -33,9 +56,12 @@ MAX_WORKERS = 4
 # Pages a worker checks at a time: enough that handing them over costs nothing
 # next to reading them, few enough that every core starts early and memory stays flat.
 CHUNK_PAGES = 1024
-# Processes pay for themselves from this many chunks on (starting them costs
-# about what checking a thousand pages does).
+# Processes pay for themselves from this many chunks on: starting them costs
+# about what checking a chunk of pages does.
 POOL_FROM_CHUNKS = 4
+# A URL list's block (see urllist.BLOCK_BYTES) is many chunks' worth of work:
+# processes pay from the second.
+POOL_FROM_BLOCKS = 2
 
 # prctl(2): "Set the parent-death signal of the calling process".
 _PR_SET_PDEATHSIG = 1
@@ -169,3 +195,114 @@ def start_pool(initializer: Callable[..., None], initargs: tuple = (), workers: 
         # all at once): now, while the objects are frozen.
         pool.submit(int)
     return pool
+
+
+def pool_pays(tasks: int, least: int | None = None) -> bool:
+    """Whether worker processes pay for a step of ``tasks`` tasks (known so far):
+    from ``least`` on (default :data:`POOL_FROM_CHUNKS`, for tasks of
+    :data:`CHUNK_PAGES` pages; :data:`POOL_FROM_BLOCKS` for a URL list's blocks).
+    How many processes, and whether they may be forked, is :class:`Workers`'."""
+    return tasks >= (POOL_FROM_CHUNKS if least is None else least)
+
+
+# This process's state for each pool's make_state (see Workers).
+_states: dict[Callable[..., Any], Any] = {}
+
+
+def _keep_state(make_state: Callable[..., Any], args: tuple) -> None:
+    _states[make_state] = make_state(*args)
+
+
+def _run(make_state: Callable[..., Any], task: Callable[..., Any], args: tuple) -> Any:
+    return task(_states[make_state], *args)
+
+
+class Task:
+    """A task handed out: what it is, to do it again here if its worker dies."""
+
+    __slots__ = ("task", "args", "future")
+
+    def __init__(self, task: Callable[..., Any], args: tuple, future: concurrent.futures.Future | None) -> None:
+        self.task, self.args, self.future = task, args, future
+
+
+def _forget_args(handed: Task, future: concurrent.futures.Future) -> None:
+    if not future.cancelled() and not isinstance(future.exception(), BrokenProcessPool):
+        handed.args = ()
+
+
+class Workers:
+    """The processes of one step (``count``, default one a core; an in-process
+    stand-in where :func:`start_pool` gives one), each holding the state
+    ``make_state(*args)`` makes. Use as a context manager: the processes end
+    with it."""
+
+    def __init__(
+        self, make_state: Callable[..., Any], args: tuple = (), count: int | None = None, ahead: int | None = None
+    ) -> None:
+        self.make_state, self.args = make_state, args
+        count = worker_count() if count is None else count
+        self._pool: Pool | None = start_pool(_keep_state, (make_state, args), count)
+        #: How many tasks in_order hands out beyond the one whose result it awaits:
+        #: enough to keep every core busy (default two a process; a step of big
+        #: tasks names fewer, to hold less).
+        self.ahead = 0 if isinstance(self._pool, InProcess) else (2 * count if ahead is None else ahead)
+        self._state: Any = None
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+        _states.pop(self.make_state, None)  # this process's, if it did the work
+        self._state = None
+
+    def submit(self, task: Callable[..., Any], *args: Any) -> Task:
+        """``task(state, *args)`` handed to a worker (done at once where there are none)."""
+        if self._pool is None:
+            return Task(task, args, None)
+        try:
+            future = self._pool.submit(_run, self.make_state, task, args)
+        except BrokenProcessPool:
+            self._lost()
+            return Task(task, args, None)
+        handed = Task(task, args, future)
+        if not isinstance(self._pool, InProcess):
+            # Done by its worker, the task is not needed again: its arguments (a
+            # shard's entries) are freed now, not when its result is taken.
+            future.add_done_callback(functools.partial(_forget_args, handed))
+        return handed
+
+    def result(self, handed: Task) -> Any:
+        """What ``handed`` returned (its exception raised); done here when its
+        worker died, as is every task after it."""
+        if handed.future is not None:
+            try:
+                return handed.future.result()
+            except BrokenProcessPool:
+                self._lost()
+        if self._state is None:
+            self._state = self.make_state(*self.args)
+        return handed.task(self._state, *handed.args)
+
+    def in_order(self, tasks: Iterable[tuple[Callable[..., Any], tuple]], ahead: int | None = None) -> Iterator[Any]:
+        """The results of ``tasks`` (each ``(task, args)``), in their order, at
+        most ``ahead`` (default :attr:`ahead`) handed out beyond the one awaited."""
+        ahead = self.ahead if ahead is None or self._pool is None or isinstance(self._pool, InProcess) else ahead
+        pending: collections.deque[Task] = collections.deque()
+        for task, args in tasks:
+            pending.append(self.submit(task, *args))
+            while len(pending) > ahead:
+                yield self.result(pending.popleft())
+        while pending:
+            yield self.result(pending.popleft())
+
+    def _lost(self) -> None:
+        """A worker died: the rest is done in this process."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None

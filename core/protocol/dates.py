@@ -25,11 +25,36 @@ import datetime as dt
 import re
 from typing import Union
 
-from .errors import UrlError
+from .errors import LastmodError
 
 Lastmod = Union[dt.date, dt.datetime, str, None]
 
 _UTC = dt.timezone.utc
+
+
+# ---- moments as the sitemap holds them ----------------------------------------------
+
+
+def whole_second(moment: dt.datetime) -> dt.datetime:
+    """``moment`` as a lastmod holds it: a naive datetime is taken as UTC (the
+    zone git, file times and generators' naive dates mean), and it is cut to the
+    whole second, the precision the sitemap is written with."""
+    if moment.utcoffset() is None:
+        moment = moment.replace(tzinfo=_UTC)
+    return moment.replace(microsecond=0) if moment.microsecond else moment
+
+
+def start_of_day(day: dt.date) -> dt.datetime:
+    """The moment a lastmod that is a day stands for (to compare it with times):
+    the day's start in UTC."""
+    return dt.datetime(day.year, day.month, day.day, tzinfo=_UTC)
+
+
+def moment_of_timestamp(seconds: float) -> dt.datetime:
+    """A git commit time or a file time (seconds since the epoch) as the moment
+    it is: UTC, to the whole second (:func:`whole_second`)."""
+    return dt.datetime.fromtimestamp(int(seconds), _UTC)
+
 
 # ---- the pieces of the protocol's form ---------------------------------------------
 # Plain (non-capturing) regular expression text, valid as str and as bytes patterns.
@@ -89,9 +114,7 @@ def parse_lastmod(value: object) -> dt.date | dt.datetime:
     ``ValueError`` naming the value for anything else.
     """
     if isinstance(value, dt.datetime):
-        if value.tzinfo is None or value.utcoffset() is None:
-            value = value.replace(tzinfo=_UTC)
-        return value.replace(microsecond=0)
+        return whole_second(value)
     if isinstance(value, dt.date):
         return value
     if not isinstance(value, str):
@@ -163,30 +186,28 @@ def written_lastmod(value: Lastmod) -> tuple[str, dt.datetime] | None:
     Dates stay dates (``2024-05-01``); datetimes keep their offset to the second
     (``2024-05-01T10:00:00+02:00``); naive datetimes are taken as UTC. A string
     must already be W3C Datetime, and is written as given (stripped). Raises
-    :class:`UrlError` for anything else.
+    :class:`LastmodError` for anything else.
     """
     if value is None:
         return None
     if isinstance(value, dt.datetime):
+        value = whole_second(value)
         # The common case, kept fast: an offset in whole minutes prints as it is.
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=_UTC)
         offset = value.utcoffset()
         if offset is not None and not offset.seconds % 60 and not offset.microseconds:
-            value = value.replace(microsecond=0)
             return value.isoformat(), value
     elif type(value) is dt.date:
-        return value.isoformat(), dt.datetime(value.year, value.month, value.day, tzinfo=_UTC)
+        return value.isoformat(), start_of_day(value)
     if isinstance(value, str) and not W3C_DATETIME.match(value.strip()):
-        raise UrlError(f"lastmod {value!r} is not a W3C Datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00)")
+        raise LastmodError(f"lastmod {value!r} is not a W3C Datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00)")
     try:
         parsed = parse_lastmod(value)
     except ValueError as error:
-        raise UrlError(str(error)) from None
+        raise LastmodError(str(error)) from None
     text = value.strip() if isinstance(value, str) else format_w3c(parsed)
     if isinstance(parsed, dt.datetime):
         return text, parsed
-    return text, dt.datetime(parsed.year, parsed.month, parsed.day, tzinfo=_UTC)
+    return text, start_of_day(parsed)
 
 
 def lastmod_instant(value: Lastmod) -> dt.datetime | None:
@@ -194,11 +215,9 @@ def lastmod_instant(value: Lastmod) -> dt.datetime | None:
     writing out the text for the datetimes and dates adapters mostly give; a day
     stands for its start in UTC."""
     if type(value) is dt.date:
-        return dt.datetime(value.year, value.month, value.day, tzinfo=_UTC)
+        return start_of_day(value)
     if isinstance(value, dt.datetime):
-        if value.utcoffset() is None:
-            value = value.replace(tzinfo=_UTC)
-        return value.replace(microsecond=0) if value.microsecond else value
+        return whole_second(value)
     written = written_lastmod(value)
     return None if written is None else written[1]
 
@@ -206,7 +225,7 @@ def lastmod_instant(value: Lastmod) -> dt.datetime | None:
 class LastmodWriter:
     """:func:`written_lastmod`'s text, kept fast for the aware datetimes adapters
     mostly give (one per page): no instant worked out, and no isoformat(), which
-    asks the time zone for its offset again (a zoneinfo zone takes 0.5 µs)."""
+    asks the time zone for its offset again (a zoneinfo zone works it out each time)."""
 
     def __init__(self) -> None:
         # UTC offset -> how it is written ("+02:00"); a site has a few.

@@ -11,7 +11,6 @@ import bisect
 import dataclasses
 import enum
 import fnmatch
-import hashlib
 import itertools
 import operator
 import re
@@ -20,8 +19,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 
 from .dates import LastmodWriter, newest_written
-from .errors import UrlError
-from .languages import X_DEFAULT, language_tag
+from .errors import LastmodError, UrlError
+from .filenames import index_name, shard_name
+from .languages import hreflang_value
 from .limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from .model import Excluded, Lastmod, Notice, Options, Page
 from .urls import (
@@ -175,8 +175,8 @@ class EntryWriter:
         self.result = result
         self.text = options.format == "txt"
         self.default_extra = _options_extra(options)
-        # Problems with alternates already told (one notice each).
-        self.told: set[str] = set()
+        # Problems with alternates already reported (one notice each).
+        self.reported: set[str] = set()
         self.previous: str | None = None
         self.lastmod_text = LastmodWriter().text
 
@@ -206,8 +206,8 @@ class EntryWriter:
             return loc.encode("ascii")
         try:
             written = self.lastmod_text(page.lastmod if lastmod is PAGE_LASTMOD else lastmod)
-        except UrlError as error:
-            raise UrlError(f"{page.loc}: {error}") from None
+        except LastmodError as error:
+            raise LastmodError(f"{page.loc}: {error}") from None
         parts = [URL_OPEN, escape_xml(loc), LOC_CLOSE]
         if written is not None:
             parts += [LASTMOD_OPEN, written, LASTMOD_CLOSE]
@@ -231,7 +231,7 @@ class EntryWriter:
         same alternates, so the whole group goes, and the build goes on)."""
         links = []
         for hreflang, href in page.alternates:
-            tag = X_DEFAULT if hreflang == X_DEFAULT else language_tag(hreflang)
+            tag = hreflang_value(hreflang)
             if tag is None:
                 return self._drop(f"hreflang {hreflang!r}, which is not a language tag")
             try:
@@ -293,8 +293,8 @@ class EntryWriter:
         return url if is_web_url(url) and len(url) <= MAX_LOC_LENGTH else None
 
     def _drop(self, problem: str) -> list[str]:
-        if problem not in self.told:
-            self.told.add(problem)
+        if problem not in self.reported:
+            self.reported.add(problem)
             self.result.notices.append(Notice("hreflang", f"left out the alternates of pages that name {problem}"))
         return []
 
@@ -371,9 +371,6 @@ class ShardPlanner:
     def __init__(self, options: Options) -> None:
         self.options = options
         self.text_format = options.format == "txt"
-        stem, _, ext = options.filename.rpartition(".")
-        self.stem = stem
-        self.suffix = "." + ext + (".gz" if options.gzip else "")
         # Indexed by the extensions a file's entries use (ALTERNATES | IMAGES).
         self.heads: tuple[bytes, ...]
         if self.text_format:
@@ -463,13 +460,9 @@ class ShardPlanner:
         crc = None
         if name is None:
             first = body[: body.index(b"\n")] if self.text_format else body[len(URL_OPEN) : body.index(b"</loc>")]
-            # Named by its first URL, not its position: a shard split elsewhere in
-            # the site does not rename (and so re-send) every shard after it. And by
-            # its content: new bytes always get a new name, so writing a shard never
-            # changes a file the published index names (publish.py switches the
-            # index last); unchanged shards keep their names and bytes.
+            # Named by its first URL and its content (see filenames.py).
             crc = zlib.crc32(data)
-            name = f"{self.stem}-{hashlib.blake2b(first, digest_size=5).hexdigest()}{crc:08x}{self.suffix}"
+            name = shard_name(self.options.filename, first, crc, gzip=self.options.gzip)
         kind = "text" if self.text_format else "urlset"
         images = body.count(_IMAGE_MARK) if marks & IMAGES else 0
         return SitemapFile(
@@ -561,7 +554,8 @@ class Sequencer:
         # hold the whole site in memory.
         self.shards.extend(dataclasses.replace(f, data=b"") for f in files)
 
-    def finish(self) -> list[SitemapFile]:
+    def last_files(self) -> list[SitemapFile]:
+        """The files still held: the single file, or the last shard."""
         if self.single:
             if not self.held:
                 # An empty <urlset> is invalid (the schema wants one <url>): no file.
@@ -676,12 +670,12 @@ def encode_entries(
             batch, hashes, alternates = [], [], False
     if batch:
         yield from sequencer.feed(batch, hashes, alternates)
-    yield from finish(sequencer, options, scope, result)
+    yield from closing_files(sequencer, options, scope, result)
 
 
-def finish(sequencer: Sequencer, options: Options, scope: Scope, result: EncodeResult) -> Iterator[SitemapFile]:
+def closing_files(sequencer: Sequencer, options: Options, scope: Scope, result: EncodeResult) -> Iterator[SitemapFile]:
     """The last shard and the index files (or the single file)."""
-    last = sequencer.finish()
+    last = sequencer.last_files()
     if sequencer.single:
         if last:
             result.urls = last[0].count
@@ -692,10 +686,10 @@ def finish(sequencer: Sequencer, options: Options, scope: Scope, result: EncodeR
     yield from last
     result.urls = sum(f.count for f in sequencer.shards)
     result.images = sum(f.images for f in sequencer.shards)
-    yield from _indexes([(f.name, f.lastmod) for f in sequencer.shards], options, scope, sequencer.planner.stem, result)
+    yield from _indexes([(f.name, f.lastmod) for f in sequencer.shards], options, scope, result)
 
 
-def _indexes(shards, options: Options, scope: Scope, stem: str, result: EncodeResult) -> Iterator[SitemapFile]:
+def _indexes(shards, options: Options, scope: Scope, result: EncodeResult) -> Iterator[SitemapFile]:
     head, foot = _index_head(options), _INDEX_FOOT
     budget = options.max_bytes - len(head) - len(foot)
     groups: list[list[str]] = [[]]
@@ -713,9 +707,7 @@ def _indexes(shards, options: Options, scope: Scope, stem: str, result: EncodeRe
     for number, items in enumerate(groups, start=1):
         # Indexes may not list indexes, so every extra one is its own entry point
         # (each gets a Sitemap: line in robots.txt).
-        name = options.filename if number == 1 else f"{stem}-index-{number}.xml"
-        if options.format == "txt":
-            name = f"{stem}.xml" if number == 1 else name
+        name = index_name(options.filename, number)
         result.entry_points.append(name)
         yield SitemapFile(name, (head + "".join(items) + foot).encode("ascii"), "sitemapindex", len(items))
 
@@ -729,4 +721,4 @@ def encode_index(
     folders' own, for ``sitemapkit versions --all-versions``)."""
     listed = list(sitemaps)
     result.urls = len(listed)
-    yield from _indexes(listed, options, Scope(options.base_url), ShardPlanner(options).stem, result)
+    yield from _indexes(listed, options, Scope(options.base_url), result)

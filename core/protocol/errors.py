@@ -29,5 +29,14 @@ class UrlError(SitemapkitError):
     """A page URL that can never be written (control characters, unparsable)."""
 
 
+class LastmodError(UrlError):
+    """A page's lastmod that is no date the sitemap can hold (not W3C Datetime,
+    a day that does not exist, a value of another type).
+
+    A kind of :class:`UrlError` only because such dates were raised as one
+    before: code that catches ``UrlError`` (or :class:`SitemapkitError`) for an
+    entry that cannot be written still catches it."""
+
+
 class OutputError(SitemapkitError):
     """The output folder or a configured file name cannot be used."""

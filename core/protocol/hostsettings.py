@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .errors import ConfigError
+from .errors import ConfigError, SitemapkitError
 
 #: Read the Docs sets this for every build: the URL the build is served at
 #: (https://docs.readthedocs.com/platform/stable/reference/environment-variables.html).
@@ -134,3 +134,17 @@ MKDOCS_SETTINGS = SettingNames("site_url", lambda option: f"plugins.sitemapkit.{
 PELICAN_SETTINGS = SettingNames("SITEURL", lambda option: f"SITEMAPKIT[{option!r}]")
 #: conf.py's ``html_baseurl`` and ``sitemapkit_*`` config values.
 SPHINX_SETTINGS = SettingNames("html_baseurl", lambda option: f"sitemapkit_{option}")
+#: Hugo's ``baseURL`` (``sitemapkit build --config hugo.toml``; the other options are flags).
+HUGO_SETTINGS = SettingNames("baseURL", _flag)
+#: Jekyll's ``url`` (``sitemapkit build --config _config.yml``; the other options are flags).
+JEKYLL_SETTINGS = SettingNames("url", _flag)
+
+
+def base_url_not_set(config_file: str, settings: SettingNames) -> SitemapkitError:
+    """The one line for a project whose configuration file sets no base URL, for
+    ``sitemapkit build --config``: a sitemap lists absolute URLs."""
+    setting = settings.base_url
+    return SitemapkitError(
+        f"{config_file}: {setting}: is not set, and a sitemap must list absolute URLs "
+        f"(set {setting}, or pass --base-url)"
+    )

@@ -39,3 +39,14 @@ def language_tag(code: object) -> str | None:
         return None
     tag = code.strip().replace("_", "-")
     return tag if _TAG.fullmatch(tag) else None
+
+
+def hreflang_value(code: object) -> str | None:
+    """``code`` as an hreflang attribute holds it: :data:`X_DEFAULT` however it is
+    spelled (``X-Default``, `` x_default ``, read as :func:`language_tag` reads a
+    tag), else its language tag; None when it is neither. The one test of
+    ``x-default``: for the alternates adapters give, those page heads declare, and
+    those the encoder writes."""
+    if isinstance(code, str) and code.strip().replace("_", "-").lower() == X_DEFAULT:
+        return X_DEFAULT
+    return language_tag(code)

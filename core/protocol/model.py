@@ -26,7 +26,7 @@ from .limits import (
     MAX_SITEMAPS_PER_INDEX,
     MAX_URLS_PER_SITEMAP,
 )
-from .urls import encode_path
+from .urls import check_base_url, encode_path
 
 # sitemaps.org/protocol.html, <changefreq>: "Valid values are: always hourly daily
 # weekly monthly yearly never".
@@ -62,11 +62,20 @@ def _check_filename(option: str, name: str, suffixes: tuple[str, ...]) -> None:
         raise ConfigError(option, f"{name!r} must be a file name ending in {' or '.join(suffixes)}")
 
 
-def _option(default: Any, help: str, *, bounds: tuple[float, float] | None = None, values: str = "") -> Any:
+def _option(
+    default: Any,
+    help: str,
+    *,
+    bounds: tuple[float, float] | None = None,
+    values: str = "",
+    built_pages_only: bool = False,
+) -> Any:
     """One :class:`Options` field with what every tool shows about it (see
-    :class:`OptionSpec`): its help text, and the bounds of a number or, in words,
-    what a free-form value must be. The type and the choices are the annotation's."""
-    return dataclasses.field(default=default, metadata={"help": help, "bounds": bounds, "values": values})
+    :class:`OptionSpec`): its help text, the bounds of a number or, in words,
+    what a free-form value must be, and whether it concerns only pages found in
+    a built site. The type and the choices are the annotation's."""
+    metadata = {"help": help, "bounds": bounds, "values": values, "built_pages_only": built_pages_only}
+    return dataclasses.field(default=default, metadata=metadata)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -81,7 +90,9 @@ class Options:
     This class is the one declaration of the options: each field's type, default and
     help text (:func:`_option`) are what the MkDocs config schema, the Sphinx config
     values, the Pelican key check, the command-line flags and their ``--help`` are
-    made from (:meth:`specs`), so a new field is a new option everywhere at once.
+    made from (:meth:`specs`), so a new field is a new option everywhere at once
+    (in ``sitemapkit generate`` too, unless it concerns only built pages:
+    ``built_pages_only``).
     """
 
     #: Absolute http(s) URL of the folder the sitemap is published in.
@@ -118,16 +129,19 @@ class Options:
         "auto",
         "where page dates come from: auto (git in a work tree, else file times), git, mtime, "
         "or none (no dates at all); a page's own metadata date wins over git and mtime",
+        built_pages_only=True,
     )
     lastmod_warnings: bool = _option(
         True,
         "say why dates are left out (a shallow clone, the file times of a checkout) as a warning, "
         "which fails strict builds; false says it as information, so the build stays green",
+        built_pages_only=True,
     )
     exclude: tuple[str, ...] = _option(
         (),
         "glob patterns (fnmatch) matched against each URL's path below the base URL",
         values="a list of glob patterns",
+        built_pages_only=True,
     )
     robots_txt: bool | None = _option(
         None,
@@ -145,14 +159,19 @@ class Options:
         "file (mkdocs.yml, conf.py, pelicanconf.py; on the command line, from the current folder)",
         values="a folder",
     )
-    check_noindex: bool = _option(True, "leave out pages whose robots meta says noindex")
-    check_canonical: bool = _option(True, "leave out pages whose canonical link names another URL")
-    check_redirects: bool = _option(True, "leave out meta-refresh redirect stubs")
-    check_robots_rules: bool = _option(True, "leave out URLs the site's own robots.txt disallows for User-agent: *")
+    check_noindex: bool = _option(True, "leave out pages whose robots meta says noindex", built_pages_only=True)
+    check_canonical: bool = _option(
+        True, "leave out pages whose canonical link names another URL", built_pages_only=True
+    )
+    check_redirects: bool = _option(True, "leave out meta-refresh redirect stubs", built_pages_only=True)
+    check_robots_rules: bool = _option(
+        True, "leave out URLs the site's own robots.txt disallows for User-agent: *", built_pages_only=True
+    )
     x_default: str | None = _option(
         None,
         "the hreflang of the version also announced as x-default in alternates groups",
         values="a language tag (such as en, pt-BR or en-x-test)",
+        built_pages_only=True,
     )
     report_file: str | None = _option(
         None,
@@ -161,9 +180,10 @@ class Options:
     )
     verbose: bool = _option(False, "list every excluded URL with its reason in the log, not only the counts")
     images: bool = _option(
-        True,
+        False,
         "list the images each listed page shows (Google's image extension: <image:image>), "
-        "read from the built pages; the text format has no images",
+        "read from the page body, which costs build time (every page is read whole, not only "
+        "its head); the text format has no images",
     )
     image_hosts: tuple[str, ...] = _option(
         (),
@@ -179,20 +199,7 @@ class Options:
     )
 
     def __post_init__(self) -> None:
-        base = self.base_url
-        if not isinstance(base, str) or not base.strip():
-            raise ConfigError("base_url", "is not set; it must be the site's absolute http(s) URL")
-        try:
-            parts = urlsplit(base.strip())
-            _ = parts.port  # parsed on first use: "https://x.org:99999/" fails here
-        except ValueError:  # "https://[::1/", a broken IPv6 literal or port
-            raise ConfigError("base_url", f"{base!r} has an invalid host or port") from None
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigError("base_url", f"{base!r} is not an absolute http(s) URL with a host")
-        if parts.query or parts.fragment:
-            raise ConfigError("base_url", f"{base!r} must not have a query or fragment")
-        if any(ord(c) < 0x21 or ord(c) == 0x7F for c in base.strip()):
-            raise ConfigError("base_url", f"{base!r} contains spaces or control characters")
+        check_base_url(self.base_url)
         # Types, choices and bounds, as declared on each field.
         for spec in self.specs():
             spec.check(getattr(self, spec.name))
@@ -289,6 +296,10 @@ class OptionSpec:
     bounds: tuple[float, float] | None = None
     #: What a free-form value must be, in words (a file name, a folder).
     values: str = ""
+    #: The option concerns only pages found in a built site (their files, heads,
+    #: sources and dates): ``sitemapkit generate``, which reads a URL list, does
+    #: not take it; every adapter and ``sitemapkit build`` do.
+    built_pages_only: bool = False
 
     def allowed(self) -> str:
         """The allowed values in words: ``one of xml, txt``, ``a whole number from 1 to 50,000``."""
@@ -365,6 +376,7 @@ def _specs() -> tuple[OptionSpec, ...]:
                 choices=choices,
                 bounds=field.metadata["bounds"],
                 values=field.metadata["values"],
+                built_pages_only=field.metadata["built_pages_only"],
             )
         )
     return tuple(specs)

@@ -166,12 +166,16 @@ def _comparable_path(path: str) -> str:
     return normalise_percent_encoding(path).replace("*", "%2A").replace("$", "%24")
 
 
+# Google's parser reads "Allow: /dir/index.html" or "Allow: /dir/index.htm" as
+# also allowing "/dir/" exactly. This is how Google reads a robots.txt, followed
+# as it is; which file sitemapkit lists at a folder's URL is urls.INDEX_FILE.
+GOOGLE_INDEX_FILES = ("index.html", "index.htm")
+
+
 def _index_file_directory(pattern: str) -> str | None:
-    # Google's parser reads "Allow: /dir/index.html" (or index.htm) as also
-    # allowing "/dir/" exactly, the URL that serves that file.
     if pattern.endswith("$"):
         return None
     directory, slash, name = pattern.rpartition("/")
-    if slash and name in ("index.html", "index.htm"):
+    if slash and name in GOOGLE_INDEX_FILES:
         return directory + "/"
     return None

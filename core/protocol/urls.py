@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
-from .errors import UrlError
+from .errors import ConfigError, UrlError
 from .limits import MAX_LOC_LENGTH
 
 # ---- what a URL may hold: each rule written once -----------------------------------
@@ -222,18 +222,44 @@ def encode_path(path: str) -> str:
     return encoded
 
 
+# ---- which file serves a URL: one rule for every build, check and adapter ----------
+
+#: The names of the files a static host serves as pages.
 HTML_SUFFIXES = (".html", ".htm")
+#: The file a static host serves at its folder's URL: ``guide/`` is
+#: ``guide/index.html``. It is the one name every static host serves so (GitHub
+#: Pages, Netlify, Cloudflare Pages, S3's default index document, nginx's
+#: default ``index``); an ``index.htm`` only some servers are set up to serve for
+#: the folder, so it is a page at its own name, ``guide/index.htm``. (Google's
+#: robots.txt parser reads both names: see ``robotsrules``, which follows it.)
 INDEX_FILE = "index.html"
+
+
+def is_index_file(relative: str) -> bool:
+    """Whether ``relative`` (a ``/``-separated name below the output folder) is
+    its folder's :data:`INDEX_FILE`."""
+    return relative == INDEX_FILE or relative.endswith("/" + INDEX_FILE)
 
 
 def path_of_file(relative: str) -> str:
     """The URL path (a name, still to encode) a static host serves ``relative``
-    at: ``guide/index.html`` is its folder, ``guide/``."""
-    if relative == INDEX_FILE:
-        return ""
-    if relative.endswith("/" + INDEX_FILE):
+    at: ``guide/index.html`` is its folder, ``guide/``; any other file its own name."""
+    if is_index_file(relative):
         return relative[: -len(INDEX_FILE)]
     return relative
+
+
+def files_serving(path: str) -> tuple[str, ...]:
+    """The files below the output folder a static host may serve at ``path`` (a
+    URL path below the base folder, percent-decoded), in the order it looks: a
+    folder's (``""``, ``guide/``) is its :data:`INDEX_FILE`; another path's is
+    the file itself, then ``<path>.html`` (the URLs without ``.html`` GitHub
+    Pages, Netlify and Cloudflare Pages serve), then ``<path>/index.html`` (after
+    redirecting to the folder). ``path_of_file(name)`` is served by ``name``,
+    always the first of these."""
+    if path == "" or path.endswith("/"):
+        return (path + INDEX_FILE,)
+    return (path, path + ".html", path + "/" + INDEX_FILE)
 
 
 def file_spelling(url: str) -> str:
@@ -281,7 +307,7 @@ _ESCAPE_OR_FOREIGN = re.compile(rf"%([0-9A-Fa-f]{{2}})|%|[^{_URI_CHARACTERS}]")
 _URI = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})*\Z")
 # HTML's whitespace, which attribute values may carry around a URL.
 _HTML_WHITESPACE = "\t\n\f\r "
-_INDEX_FILES = ("/index.html", "/index.htm")
+_INDEX_FILE_END = "/" + INDEX_FILE
 
 
 def is_uri(text: str) -> bool:
@@ -316,8 +342,8 @@ def comparable_url(url: str) -> str:
     Scheme and host are case-insensitive, a default port (80, 443) equals none,
     percent-escapes are compared in one spelling (RFC 3986 section 6.2.2), dot
     segments are resolved, the fragment is ignored, and a path ending in
-    ``/index.html`` (or ``/index.htm``) equals the same path ending in ``/``,
-    since static hosts serve one file for both.
+    ``/index.html`` equals the same path ending in ``/``, since static hosts serve
+    one file for both (:func:`path_of_file`).
     """
     try:
         parts = urlsplit(url.strip(_HTML_WHITESPACE))
@@ -339,8 +365,8 @@ def comparable_url(url: str) -> str:
     if port is not None and port != _DEFAULT_PORTS.get(scheme):
         netloc += f":{port}"
     path = remove_dot_segments(normalise_percent_encoding(parts.path)) or "/"
-    if path.endswith(_INDEX_FILES):
-        path = path[: path.rindex("/") + 1]
+    if path.endswith(_INDEX_FILE_END):
+        path = path[: -len(INDEX_FILE)]
     query = normalise_percent_encoding(parts.query)
     return urlunsplit((scheme, netloc, path, query, ""))
 
@@ -373,6 +399,36 @@ def is_web_url(url: str) -> bool:
     return url.startswith(("http://", "https://"))
 
 
+def check_base_url(base_url: object) -> str:
+    """``base_url`` as every tool takes it (``site_url``, ``SITEURL``,
+    ``html_baseurl``, ``--base-url``), encoded (:func:`encode_url`); else
+    :class:`ConfigError` for ``base_url`` saying in one line what is wrong.
+
+    The one check of a base URL: :class:`~sitemapkit.model.Options` makes it when
+    it is created and :class:`Scope` when it is, so no base URL that one accepts
+    is refused by the other later (a C1 control such as NEL, U+0085, is refused
+    by both, as it is in every loc: see :data:`CONTROL_RANGES`).
+    """
+    if not isinstance(base_url, str) or not base_url.strip():
+        raise ConfigError("base_url", "is not set; it must be the site's absolute http(s) URL")
+    base = base_url.strip()
+    try:
+        parts = urlsplit(base)
+        _ = parts.port  # parsed on first use: "https://x.org:99999/" fails here
+    except ValueError:  # "https://[::1/", a broken IPv6 literal or port
+        raise ConfigError("base_url", f"{base_url!r} has an invalid host or port") from None
+    if parts.scheme not in WEB_SCHEMES or not parts.hostname:
+        raise ConfigError("base_url", f"{base_url!r} is not an absolute http(s) URL with a host")
+    if parts.query or parts.fragment:
+        raise ConfigError("base_url", f"{base_url!r} must not have a query or fragment")
+    if " " in base or _CONTROL.search(base):
+        raise ConfigError("base_url", f"{base_url!r} contains spaces or control characters")
+    try:
+        return encode_url(base)
+    except UrlError:  # a host IDNA cannot encode ("https://a..b/" and the like)
+        raise ConfigError("base_url", f"{base_url!r} has a host name that cannot be encoded") from None
+
+
 class Scope:
     """Turns page URLs into the ``loc`` values one sitemap folder may list.
 
@@ -384,7 +440,7 @@ class Scope:
     """
 
     def __init__(self, base_url: str) -> None:
-        base = encode_url(base_url.strip())
+        base = check_base_url(base_url)
         if not base.endswith("/"):
             # The site lives in a folder: "https://x.org/docs" means "/docs/".
             base = base.split("?", 1)[0] + "/"

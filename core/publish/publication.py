@@ -3,7 +3,7 @@
 A sitemap is a set of files, published as a whole (:class:`Publication`): at
 every instant a crawler reading the folder from its entry point finds the complete
 old set or the complete new one. Shards are named by their content (see
-:class:`~sitemapkit.encoder.ShardPlanner`), so a new shard never lands on a name
+:mod:`~sitemapkit.protocol.filenames`), so a new shard never lands on a name
 the published index uses; they are written first, the files that point at them
 (index, robots.txt) are staged under temporary names and renamed into place last,
 and only then is what the new set no longer names removed. A run that fails or is
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import errno
-import hashlib
 import importlib
 import os
 import re
@@ -28,6 +27,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..protocol.errors import ConfigError, OutputError
+from ..protocol.filenames import content_index_name, index_name, own_file_pattern
 from ..protocol.hostsettings import is_local_address
 from ..protocol.indexnow import key_file_name
 from ..protocol.encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, SitemapFile
@@ -150,45 +150,20 @@ def write_shard(folder: Path, item: SitemapFile) -> SitemapFile:
     return SitemapFile(item.name, b"", item.kind, item.count, item.lastmod, item.gzip, item.crc)
 
 
-def own_file_pattern(filename: str) -> re.Pattern[str]:
-    """Names that sitemapkit's own naming produces for the entry point ``filename``:
-    shards (first-URL hash, then content crc32; earlier versions wrote the first
-    part only) and extra indexes."""
-    stem, _, ext = filename.rpartition(".")
-    stem = re.escape(stem)
-    return re.compile(
-        rf"{stem}-[0-9a-f]{{10}}(?:[0-9a-f]{{8}})?{_SHARD_END}|{stem}-index-(?:\d+|[0-9a-f]{{16}})\.xml\Z"
-    )
-
-
-# After a shard's hashes: a number when two shards share a first URL, the format.
-_SHARD_END = r"(?:-\d+)?\.(?:xml|txt)(?:\.gz)?\Z"
-
-
-def content_named_pattern(filename: str) -> re.Pattern[str]:
-    """Shards named by their content as well as their first URL (the crc32 of
-    their bytes, see encoder.ShardPlanner): one name, one content."""
-    stem = re.escape(filename.rpartition(".")[0])
-    return re.compile(rf"{stem}-[0-9a-f]{{18}}{_SHARD_END}")
-
-
-def content_index_name(filename: str, data: bytes) -> str:
-    """An index named by its content, for sets of several indexes (see :func:`finish`)."""
-    stem = filename.rpartition(".")[0]
-    return f"{stem}-index-{hashlib.blake2b(data, digest_size=8).hexdigest()}.xml"
-
-
 def remove_stale(folder: Path, filename: str, keep: Iterable[str], entry_points: Iterable[str] = ()) -> list[str]:
     """Delete shards and extra indexes an earlier build left that this one did not
     write. Only names sitemapkit's naming produces are touched, and the
     ``entry_points`` this set does not use (a text sitemap's ``sitemap.txt``
-    when it now has an index, and the other way round): those first, so no index
-    is left pointing at removed shards."""
+    when it now has an index, and the other way round, with their gzip copies):
+    those first, then the extra indexes, so no index is left pointing at
+    removed shards."""
     pattern = own_file_pattern(filename)
     keep = set(keep)
     removed = []
     stale_entries = [name for name in entry_points if name not in keep]
-    for entry in stale_entries + sorted(os.listdir(folder)):
+    # Indexes before shards, so that no index is left naming a removed shard.
+    index = filename.rpartition(".")[0] + "-index-"
+    for entry in stale_entries + sorted(os.listdir(folder), key=lambda name: (not name.startswith(index), name)):
         if entry not in keep and (entry in stale_entries or pattern.match(entry)) and (Path(folder) / entry).is_file():
             _step("remove", entry)
             os.unlink(Path(folder) / entry)
@@ -211,7 +186,7 @@ def remove_files(folder: Path, names: Iterable[str]) -> list[str]:
 def entry_names(options: Options) -> list[str]:
     """The fixed names of the entry point: the one the user names, and the index
     a text sitemap gets when it needs one."""
-    return list(dict.fromkeys([options.filename, options.filename.rpartition(".")[0] + ".xml"]))
+    return list(dict.fromkeys([options.filename, index_name(options.filename, 1)]))
 
 
 def index_names(options: Options) -> list[str]:
@@ -295,19 +270,26 @@ class _FolderLock:
             self.fd = None
 
 
-def _switch_order(name: str, options: Options) -> int:
+def _switch_order(name: str, options: Options, robots_first: bool = False) -> int:
     """When a staged file is renamed into place: the numbered extra indexes, then
     the entry point (the switch: until then nothing published has changed), its
     gzip copy and the stylesheet files (the browser view of the new set),
     robots.txt (which names the entry points), the report last. The IndexNow
     key file goes with the browser view: a run stopped before the switch leaves
-    the key published before as it was."""
+    the key published before as it was.
+
+    A file is renamed only once every file it names holds its final bytes.
+    ``robots_first``: robots.txt names none of the staged files (only indexes
+    named by their content, written already, see :func:`finish`), so it goes
+    first: it is the switch, and the entry point, the first index alone, follows
+    it. Renamed after the entry point, it would for a moment name the new first
+    index and an old set's other indexes, or only the first."""
+    if name == ROBOTS_TXT:
+        return 0 if robots_first else 4
     if name in entry_names(options):
         return 2
     if name in index_names(options) or name in (STYLESHEET_NAME, FALLBACK_CSS_NAME, key_file(options)):
         return 3
-    if name == ROBOTS_TXT:
-        return 4
     if name == options.report_file:
         return 5
     return 1  # extra indexes
@@ -321,9 +303,11 @@ class Publication:
     the temporary files a killed run left, and reads robots.txt. Shards are
     written under their final (content) names at once; every other file is staged
     under a temporary name. :meth:`commit` renames the staged files into place,
-    entry point before robots.txt, then removes the files the new set no longer
-    names. Leaving the block without a commit (an error, an interrupt) removes
-    what this run wrote, so the published set stays as it was.
+    each once every file it names holds its final bytes (the entry point before
+    robots.txt, or robots.txt first when it names several indexes, see
+    :func:`_switch_order`), then removes the files the new set no longer names.
+    Leaving the block without a commit (an error, an interrupt) removes what
+    this run wrote, so the published set stays as it was.
     """
 
     def __init__(self, folder: Path | str, options: Options, *, read_robots: bool = False) -> None:
@@ -433,10 +417,11 @@ class Publication:
             written += [future.result() for future in pending]
         return written
 
-    def commit(self, keep: Iterable[str] | None) -> list[str]:
-        """Rename the staged files into place, then remove the shards and extra
-        indexes not in ``keep`` (nothing when ``keep`` is None); the removed names."""
-        for name in sorted(self._staged, key=lambda n: _switch_order(n, self.options)):
+    def commit(self, keep: Iterable[str] | None, *, robots_first: bool = False) -> list[str]:
+        """Rename the staged files into place (in :func:`_switch_order`), then
+        remove the shards and extra indexes not in ``keep`` (nothing when ``keep``
+        is None); the removed names."""
+        for name in sorted(self._staged, key=lambda n: _switch_order(n, self.options, robots_first)):
             _rename(self._staged.pop(name), self.folder, name)
             # Switched: what the published files name must stay, even if a later
             # step fails.
@@ -444,8 +429,10 @@ class Publication:
         self._committed = True
         if keep is None:
             return []
-        # A text sitemap's entry point is sitemap.txt alone, or the index sitemap.xml.
-        entries = entry_names(self.options) if self.options.format == "txt" else []
+        # A text sitemap's entry point is sitemap.txt alone, or the index
+        # sitemap.xml: the other one goes, and its gzip copy with it (a copy of a
+        # stale index would name removed shards).
+        entries = index_names(self.options) if self.options.format == "txt" else []
         return remove_stale(self.folder, self.options.filename, keep, entries)
 
 
@@ -480,11 +467,13 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
     names = [f.name for f in files]
     entry_points = list(result.entry_points)
     robots_txt = publication.writes_robots
-    if len(entry_points) > 1 and robots_txt:
+    several = len(entry_points) > 1 and robots_txt
+    if several:
         # Several indexes (an index may not list indexes): robots.txt is the one
         # file naming them all, so it is the switch. Each is written under a name
-        # made from its content, as shards are, and robots.txt renamed last names
-        # the new ones; the entry point keeps the first index's bytes.
+        # made from its content, as shards are, before anything is switched, and
+        # robots.txt, renamed first (see _switch_order), names the new ones; the
+        # entry point then takes the first index's bytes.
         for number, name in enumerate(entry_points):
             data = publication.staged_bytes(name)
             entry_points[number] = content_index_name(options.filename, data)
@@ -556,7 +545,7 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
         )
     if options.report_file:
         publication.stage(options.report_file, report.details().encode("utf-8"))
-    publication.commit(names)
+    publication.commit(names, robots_first=several)
     return report
 
 

@@ -24,12 +24,13 @@ __all__ = [
     "front_matter_lastmod",
     "front_matter_listed",
     "read_front_matter",
+    "read_front_matter_document",
 ]
 
 #: The front-matter keys the rule reads.
 FRONT_MATTER_KEYS = frozenset({"lastmod", "date", "sitemap"})
 
-#: How a page gives its own date under this rule: what ``build_site(page_dates=)``
+#: How a page gives its own date under this rule: what ``build_site(date_advice=)``
 #: offers when git and file times cannot date the pages.
 FRONT_MATTER_DATE_ADVICE = "give the pages a 'lastmod' or 'date' in their front matter"
 
@@ -38,6 +39,11 @@ FRONT_MATTER_DATE_ADVICE = "give the pages a 'lastmod' or 'date' in their front 
 _YAML_FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
 _MULTIMARKDOWN_KEY = re.compile(r"[ ]{0,3}(?P<key>[A-Za-z0-9_-]+):\s*(?P<value>.*)")
 _MULTIMARKDOWN_MORE = re.compile(r"(?:[ ]{4}|\t)(\s*)(?P<value>.*)")
+# Hugo's and Jekyll's front matter: YAML between "---" lines, TOML between "+++"
+# lines (Hugo), or a JSON object opening the file (Hugo).
+_FENCED_FRONT_MATTER = re.compile(
+    r"\A(?P<fence>-{3}|\+{3})[ \t]*\n(?P<body>.*?\n)?(?P=fence)[ \t]*(?:\n|\Z)", re.DOTALL
+)
 
 
 def front_matter_lastmod(meta: Mapping[str, Any]) -> Any:
@@ -96,3 +102,35 @@ def read_front_matter(path: Path | str) -> dict[str, Any]:
             continue
         break
     return {k: v for k, v in data.items() if k in FRONT_MATTER_KEYS}
+
+
+def read_front_matter_document(path: Path | str, name: str | None = None) -> dict[str, Any]:
+    """The whole front matter of a Hugo or Jekyll source ``path``: YAML between
+    ``---`` lines, TOML between ``+++`` lines, or a JSON object opening the file
+    (``{}`` when it has none). ``name``: the file as messages name it."""
+    from .dataformats import load_json, load_toml, load_yaml
+
+    label = name or str(path)
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        text = handle.read().replace("\r\n", "\n")
+    match = _FENCED_FRONT_MATTER.match(text)
+    if match:
+        body = match.group("body") or ""
+        if match.group("fence") == "+++":
+            data = load_toml(body, f"{label}: front matter")
+        else:
+            data = load_yaml(body, f"{label}: front matter")
+    elif text.lstrip().startswith("{"):
+        import json
+
+        try:
+            data, _ = json.JSONDecoder().raw_decode(text.lstrip())
+        except json.JSONDecodeError:
+            data = load_json(text.lstrip(), f"{label}: front matter")  # raises, with its line
+    else:
+        return {}
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise SitemapkitError(f"{label}: front matter must be a mapping of keys")
+    return data

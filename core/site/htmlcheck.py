@@ -27,7 +27,7 @@ case-insensitive, a default port (80, 443) equals none, percent-escapes are
 compared in one spelling (RFC 3986 section 6.2.2), and a page's own URL and its
 canonical or refresh target are compared by the file they name, their paths
 decoded (:func:`sitemapkit.urls.same_file_key`: ``a%26b/`` is ``a&b/``), dot segments are
-resolved, the fragment is ignored, and a path ending in ``/index.html`` (or ``/index.htm``)
+resolved, the fragment is ignored, and a path ending in ``/index.html``
 equals the same path ending in ``/``, since static hosts serve one file for both
 (Sphinx, for one, names ``.../index.html`` as canonical for a page published as
 ``.../``). ``http`` and ``https``, ``www.`` or not, and ``/page`` against

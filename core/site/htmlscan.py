@@ -134,6 +134,8 @@ _SIMPLE_RUN, _SIMPLE_TOKEN = _grammar(lambda: rb"[^>]*")
 _QUOTED_GREATER_THAN = re.compile(
     rb"=[\t\n\f\r ]*(?:\"" + _atomic(rb"[^\">]*") + rb"|'" + _atomic(rb"[^'>]*") + rb")(?:>|\Z)"
 )
+# A <meta> or <link> tag in a head's <noscript> text ("in head noscript", scripting off).
+_NOSCRIPT_HEAD_TAG = re.compile(rb"<" + _ci("meta|link") + _NAME_END + _attributes() + rb">", re.DOTALL)
 # "</head>", whitespace, then the body's start tag: how most heads end.
 _BODY_AFTER_HEAD = re.compile(rb"(?:</(?i:head)>)?[\t\n\f\r ]*<(?i:body)(?=[\t\n\f\r />])")
 # Where a plain head ends, searched for in the bytes; the reader then checks it.
@@ -340,6 +342,12 @@ class HeadReader:
                 text_end, after = skip_text(data, name, after, final)
                 if name == "script":
                     self._scripts.append((token.start(), token.group(), data[token.end() : text_end]))
+                elif name == "noscript":
+                    # Read with scripting off too (what a crawler that runs no
+                    # script sees): its <meta> and <link> tags are the head's.
+                    # mike's redirect stubs hold their meta refresh there.
+                    for tag in _NOSCRIPT_HEAD_TAG.finditer(data, token.end(), text_end):
+                        self._tags.append((tag.start(), tag.group()))
             elif name in ("meta", "link", "base") and token.group("closed"):
                 self._tags.append((token.start(), token.group()))
         elif kind == "end":

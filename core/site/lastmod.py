@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Generic, TypeVar, Union
 
+from ..protocol.dates import moment_of_timestamp
 from ..protocol.errors import ConfigError
 from ..protocol.model import LASTMOD_SOURCES, NOTICE_EXAMPLES, Notice
 from ..protocol.urls import HTML_SUFFIXES
@@ -53,9 +54,6 @@ _BATCH_GAP_SECONDS = 2.0
 _BATCH_MIN_FILES = 5
 
 
-_UTC = dt.timezone.utc
-
-
 #: How the files asked about are named in a result: Path objects
 #: (:func:`resolve_lastmods`), or the strings given (:func:`resolve_file_lastmods`).
 FileName = TypeVar("FileName", bound=Union[Path, str])
@@ -79,6 +77,7 @@ def resolve_lastmods(
     mode: str = "auto",
     includes: Iterable[Path | str] = (),
     *,
+    date_advice: str | None = None,
     page_dates: str | None = None,
 ) -> LastmodResult[Path]:
     """Last change of each source file, by ``mode`` (auto | git | mtime | none).
@@ -93,8 +92,8 @@ def resolve_lastmods(
     ``git`` when sources are in a git work tree and git is installed, else
     ``mtime``. Untrustworthy dates (shallow history, file times of one batch or
     before 1980) come back as ``None``, with one notice per cause; the notice
-    offers ``page_dates`` (how the caller's pages state a date of their own, in
-    its terms) where it is given. ``git`` where git cannot be asked (no work
+    offers ``date_advice`` (how the caller's pages state a date of their own, in
+    its terms; ``page_dates`` is its former name, still taken) where it is given. ``git`` where git cannot be asked (no work
     tree, git not installed) is a :class:`ConfigError`.
 
     ``includes`` are files pages are built from besides their sources (Sphinx
@@ -109,29 +108,29 @@ def resolve_lastmods(
     paths = list(dict.fromkeys(Path(p) for p in sources))
     as_source = set(paths)
     extra = [p for p in dict.fromkeys(Path(p) for p in includes) if p not in as_source]
-    return _resolve(paths, mode, extra, page_dates)
+    return _file_dates(paths, mode, extra, date_advice if date_advice is not None else page_dates)
 
 
 def resolve_file_lastmods(
-    sources: Sequence[str], mode: str, includes: Sequence[str] = (), *, page_dates: str | None = None
+    sources: Sequence[str], mode: str, includes: Sequence[str] = (), *, date_advice: str | None = None
 ) -> LastmodResult[str]:
     """:func:`resolve_lastmods` for files named by strings, each named once (an
     include is not also a source), keyed by the strings as given: 100,000
     ``Path`` objects cost more than the git pass or the stat calls."""
     _check_mode(mode)
-    return _resolve(list(sources), mode, list(includes), page_dates)
+    return _file_dates(list(sources), mode, list(includes), date_advice)
 
 
-def _resolve(
-    paths: list[FileName], mode: str, extra: list[FileName], page_dates: str | None
+def _file_dates(
+    paths: list[FileName], mode: str, extra: list[FileName], date_advice: str | None
 ) -> LastmodResult[FileName]:
     """resolve_lastmods for distinct ``paths`` and ``extra`` includes."""
     if mode not in ("auto", "git") or not (paths or extra):
-        return _without_git(paths, mode, extra, page_dates)
+        return _without_git(paths, mode, extra, date_advice)
     outcome = _git_dates(paths, extra, explicit=(mode == "git"))
     dates = outcome.dates
     notices = list(outcome.notices)
-    mtimes, mtime_notice = _file_times(outcome.use_mtime, page_dates)
+    mtimes, mtime_notice = _file_times(outcome.use_mtime, date_advice)
     dates.update(mtimes)
     if mtime_notice:
         notices.append(mtime_notice)
@@ -145,14 +144,14 @@ def _check_mode(mode: str) -> None:
 
 
 def _without_git(
-    paths: list[FileName], mode: str, extra: list[FileName], page_dates: str | None
+    paths: list[FileName], mode: str, extra: list[FileName], date_advice: str | None
 ) -> LastmodResult[FileName]:
     """``none`` and ``mtime`` for distinct ``paths`` and ``extra`` includes
     (which only git dates)."""
     if mode == "none":
         return LastmodResult(dict.fromkeys(itertools.chain(paths, extra)))
     # Callers get their paths back in the order they gave them.
-    dates, notice = _file_times(paths, page_dates)
+    dates, notice = _file_times(paths, date_advice)
     dates.update(dict.fromkeys(extra))
     return LastmodResult(dates, [notice] if notice else [])
 
@@ -186,6 +185,16 @@ class _GitRefused(Exception):
     """git ran but would not answer; the message says why, in git's words."""
 
 
+#: The git command every date from history is asked of (looked up on PATH).
+GIT = "git"
+
+
+def git_installed() -> bool:
+    """Whether git can be run: the one test, for build_site's dates and for
+    sitemapkit build's choice between git and file times."""
+    return shutil.which(GIT) is not None
+
+
 def _git_env() -> dict[str, str]:
     env = dict(os.environ)
     # Reading history must never prompt for credentials nor, in a partial clone,
@@ -196,7 +205,7 @@ def _git_env() -> dict[str, str]:
 
 def _run_git(args: list[str], cwd: str) -> bytes:
     done = subprocess.run(
-        ["git", *args], cwd=cwd, env=_git_env(), stdin=subprocess.DEVNULL, capture_output=True, check=False
+        [GIT, *args], cwd=cwd, env=_git_env(), stdin=subprocess.DEVNULL, capture_output=True, check=False
     )
     if done.returncode != 0:
         raise _GitRefused(done.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed")
@@ -214,7 +223,7 @@ def _git_dates(sources: list[FileName], included: list[FileName], *, explicit: b
     includes = set(included)
     folders: dict[str, str] = {}  # one realpath per folder, not per file
     located = {p: _locate(p, folders) for p in paths}
-    if shutil.which("git") is None:
+    if not git_installed():
         if explicit:
             raise ConfigError("lastmod", "'git' asks for git dates, but git is not installed")
         return _GitOutcome(dict.fromkeys(includes), list(sources), [])
@@ -364,7 +373,7 @@ def _repo_dates(
     dates: dict[FileName, dt.datetime | None] = dict.fromkeys(untracked_includes)
     for name, when in commit_times.items():
         for path in wanted[name]:
-            dates[path] = None if when is None else dt.datetime.fromtimestamp(when, _UTC)
+            dates[path] = None if when is None else moment_of_timestamp(when)
     notices = []
     if cut_short:
         examples = sorted(os.fsdecode(name) for name in cut_short)
@@ -466,6 +475,27 @@ def _find_repo(start: str) -> _Repo | None:
     return _Repo(top, boundaries)
 
 
+def history_span(folder: str) -> tuple[float, float] | None:
+    """When the history of the git repository holding ``folder`` began and when
+    it last changed (the committer times of its oldest root commit and of HEAD,
+    POSIX seconds), or None where git is missing, there is no repository or no
+    commit, or the clone is shallow (its oldest commit is where the clone was
+    cut, not where the site began)."""
+    if not git_installed():
+        return None
+    try:
+        repo = _find_repo(folder)
+        if repo is None or repo.shallow_commits is not None:
+            return None
+        roots = _run_git(["log", "--max-parents=0", "--format=%ct", "HEAD"], folder).split()
+        head = _run_git(["log", "-1", "--format=%ct", "HEAD"], folder).split()
+    except (_GitRefused, OSError):
+        return None
+    if not roots or not head:
+        return None
+    return float(min(int(stamp) for stamp in roots)), float(int(head[0]))
+
+
 def git_leaves_to_file_times(folder: str) -> bool:
     """Whether ``auto`` dates every file below ``folder`` by its file time, as
     ``mtime`` does, without asking git about each: no repository holds the
@@ -518,7 +548,7 @@ def _tracked_files(top: str, scope: str) -> set[bytes]:
 def _ignored_files(top: str, names: list[bytes]) -> set[bytes]:
     """Which of these untracked names git ignores, in one ``git check-ignore``."""
     done = subprocess.run(
-        ["git", "check-ignore", "--stdin", "-z"],
+        [GIT, "check-ignore", "--stdin", "-z"],
         cwd=top,
         env=_git_env(),
         input=b"".join(name + b"\0" for name in names),
@@ -577,7 +607,7 @@ def _last_commits(
     shallow = repo.shallow_commits
 
     command = [
-        "git",
+        GIT,
         "-c",
         "log.showSignature=false",
         # With --first-parent and -m, each merge lists what it changed against its
@@ -680,7 +710,7 @@ def archive_lastmods(
     dates: dict[Path, dt.datetime | None] = dict.fromkeys(paths)
     for name, when in times.items():
         for path in wanted[name]:
-            dates[path] = None if when is None else dt.datetime.fromtimestamp(when, _UTC)
+            dates[path] = None if when is None else moment_of_timestamp(when)
     return LastmodResult(dates, [], set())
 
 
@@ -699,7 +729,7 @@ def _nul_fields(stream: IO[bytes]) -> Iterator[bytes]:
 
 
 def _file_times(
-    paths: list[FileName], page_dates: str | None = None
+    paths: list[FileName], date_advice: str | None = None
 ) -> tuple[dict[FileName, dt.datetime | None], Notice | None]:
     """Modification times, withheld when they cannot be a page's real last
     change; in the order of ``paths``."""
@@ -713,9 +743,7 @@ def _file_times(
     plausible = [s for s in stamps if s is not None and s >= _EARLIEST_TRUE_MTIME]
     batch = one_batch(plausible)
     dates: dict[FileName, dt.datetime | None] = {
-        path: dt.datetime.fromtimestamp(int(stamp), _UTC)
-        if stamp is not None and stamp >= _EARLIEST_TRUE_MTIME and not batch
-        else None
+        path: moment_of_timestamp(stamp) if stamp is not None and stamp >= _EARLIEST_TRUE_MTIME and not batch else None
         for path, stamp in zip(paths, stamps)
     }
     too_old_count = sum(1 for s in stamps if s is not None and s < _EARLIEST_TRUE_MTIME)
@@ -732,7 +760,7 @@ def _file_times(
         [name(where) for where in heapq.nsmallest(NOTICE_EXAMPLES, too_old)],
         len(flat),
         len(too_old),
-        page_dates=page_dates,
+        date_advice=date_advice,
     )
 
 
@@ -748,17 +776,32 @@ def one_batch(plausible: Sequence[float]) -> bool:
     return _one_batch(sorted(plausible))
 
 
+def main_batch(times: Sequence[float]) -> float | None:
+    """When more than half of ``times`` (and enough of them to mean a build:
+    _BATCH_MIN_FILES) are one batch's, each within _BATCH_GAP_SECONDS of the
+    next, the newest time of that batch (a build's clock stamped on most pages);
+    else None. Unlike :func:`one_batch`, many small groups of equal times (list
+    pages dated by their newest page) are not one batch."""
+    ordered = sorted(times)
+    largest, newest, run = 0, None, 0
+    for index, stamp in enumerate(ordered):
+        run = run + 1 if index and stamp - ordered[index - 1] <= _BATCH_GAP_SECONDS else 1
+        if run > largest:
+            largest, newest = run, stamp
+    return newest if largest >= _BATCH_MIN_FILES and largest * 2 > len(ordered) else None
+
+
 def file_times_notice(
     flat: list[str],
     too_old: list[str],
     flat_count: int | None = None,
     too_old_count: int | None = None,
-    page_dates: str | None = None,
+    date_advice: str | None = None,
 ) -> Notice | None:
     """The notice for file times withheld: the names (relative to the sources'
     common folder, sorted; the first few are enough when the counts are given)
     of the sources whose times are one batch's, and of those before 1980;
-    ``page_dates`` as :func:`resolve_lastmods` takes it."""
+    ``date_advice`` as :func:`resolve_lastmods` takes it."""
     flat_count = len(flat) if flat_count is None else flat_count
     too_old_count = len(too_old) if too_old_count is None else too_old_count
     reasons = []
@@ -777,7 +820,7 @@ def file_times_notice(
         return None
     # Only what this user can do: pages state their own date only where the caller
     # reads one (front matter, metadata); the command line reads none.
-    remedies = ["Build from a full git clone (lastmod 'auto' or 'git')", page_dates, "set lastmod to 'none'"]
+    remedies = ["Build from a full git clone (lastmod 'auto' or 'git')", date_advice, "set lastmod to 'none'"]
     offered = [remedy for remedy in remedies if remedy]
     return _notice(
         f"lastmod omitted: {'; '.join(reasons)}, so they do not tell when a page changed. "

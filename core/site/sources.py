@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..protocol.errors import SitemapkitError
 from ..protocol.model import Page
+from ..protocol.urls import HTML_SUFFIXES, INDEX_FILE
 
 __all__ = ["SOURCE_EXTENSIONS", "mirrored_source", "with_mirrored_sources"]
 
@@ -35,11 +36,11 @@ def mirrored_source(source_dir: Path, relative: str) -> Path | None:
     the output folder, with "/"), or None."""
     folder, name = posixpath.split(relative)
     stems: list[str] = []
-    if name in ("index.html", "index.htm"):
+    if name == INDEX_FILE:
         if folder:
             stems.append(folder)
         stems += [posixpath.join(folder, "index"), posixpath.join(folder, "_index")]
-    elif name.endswith((".html", ".htm")):
+    elif name.endswith(HTML_SUFFIXES):
         stems.append(relative.rsplit(".", 1)[0])
     for stem in stems:
         for extension in SOURCE_EXTENSIONS:

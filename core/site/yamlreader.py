@@ -24,19 +24,9 @@ import dataclasses
 import os
 from typing import Any
 
-from ..protocol.errors import SitemapkitError
+from .extras import missing_config_library
 
-__all__ = ["PythonTag", "TaggedValue", "YamlLoader", "YamlProblem", "missing_config_library", "read_yaml"]
-
-#: What installs the libraries ``--config`` reads a project with (pyproject.toml).
-CONFIG_EXTRA_INSTALL = 'pip install "sitemapkit[config]"'
-
-
-def missing_config_library(library: str) -> SitemapkitError:
-    """The one line for a library of the ``config`` extra that is not installed."""
-    return SitemapkitError(
-        f"--config reads the project with PyYAML and pathspec, and {library} is not installed: {CONFIG_EXTRA_INSTALL}"
-    )
+__all__ = ["PythonTag", "TaggedValue", "YamlLoader", "YamlProblem", "read_yaml"]
 
 
 try:

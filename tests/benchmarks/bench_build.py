@@ -15,7 +15,7 @@ side, in rotating order each round, each as a process of its own:
   (``encode_pages`` of the same locs, file-time dates and images, known from the
   generator, ``publish.write_files``), on one core;
 * **build**: ``sitemapkit build SITE --base-url https://example.org/ --lastmod
-  mtime`` with every page check on, images on (the default);
+  mtime --images`` with every page check on, images on (opt-in);
 * **build --no-images**: the same build with images off, which reads only the
   heads: the images' cost is the ratio of the two;
 * **build in a work tree**: the same ``build`` with ``--lastmod auto`` (the
@@ -126,7 +126,7 @@ def walk(folder, prefix):
                 pages.append(Page(loc, lastmod=stamp, images=images))
 walk(site, "")
 pages.sort(key=lambda p: p.loc)
-options = Options(base_url=sys.argv[3], lastmod="mtime")
+options = Options(base_url=sys.argv[3], lastmod="mtime", images=True)
 with publish.Publication(out, options) as publication:
     result = EncodeResult()
     publish.finish(publication, publication.write(encode_pages(pages, options, result)), result, Report())
@@ -148,7 +148,7 @@ for folder, dirs, files in os.walk(site):
             path = os.path.join(folder, name)
             pages.append(Page(prefix if name == "index.html" else prefix + name, source=path, output=path))
 pages.sort(key=lambda p: p.loc)
-options = Options(base_url=sys.argv[2], lastmod="mtime")
+options = Options(base_url=sys.argv[2], lastmod="mtime", images=True)
 with open("/proc/self/smaps_rollup") as rollup:
     held = next(int(line.split()[1]) for line in rollup if line.startswith("Pss:"))
 started = time.perf_counter()
@@ -248,7 +248,7 @@ def measure(tmp: Path, pages: int, rounds: int, python: str, sitemapkit: list[st
                 times["floor (inside)"].append(float(text.split()[-1]))
             elif step == "build":
                 wall, peak, _, cpu = run(
-                    [*sitemapkit, "build", str(site), "--base-url", BASE_URL, "--lastmod", "mtime"]
+                    [*sitemapkit, "build", str(site), "--base-url", BASE_URL, "--lastmod", "mtime", "--images"]
                 )
                 times["build"].append(wall)
                 times["build CPU"].append(cpu)
@@ -261,7 +261,7 @@ def measure(tmp: Path, pages: int, rounds: int, python: str, sitemapkit: list[st
             elif step == "build in a work tree":
                 # The folder in a project's git work tree that ignores it (Hugo's
                 # public/): lastmod 'auto' asks git once, then takes file times.
-                wall, peak, _, _ = run([*sitemapkit, "build", str(site), "--base-url", BASE_URL])
+                wall, peak, _, _ = run([*sitemapkit, "build", str(site), "--base-url", BASE_URL, "--images"])
                 times["build in a work tree"].append(wall)
                 in_work_tree = sitemap_files(site)
             else:

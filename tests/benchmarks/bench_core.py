@@ -305,7 +305,7 @@ def benchmark(args: argparse.Namespace, work: Path) -> int:
             [
                 sys.executable,
                 "-c",
-                "from sitemapkit import publish; print(publish._deflate.__name__.rpartition('.')[2])",
+                "from sitemapkit.publish import publication; print(publication._deflate.__name__.rpartition('.')[2])",
             ],
             capture_output=True,
             text=True,

@@ -175,7 +175,7 @@ def inspect_all(pages: list[tuple[Path, str]], module=htmlcheck) -> float:
 
 
 def images_all(pages: list[tuple[Path, str]]) -> float:
-    """What build_site reads with images on (the default): the checks, the head's
+    """What build_site reads with images on (``images=True``): the checks, the head's
     dates and alternates, and the images of the body, in one read of each page."""
     started = time.perf_counter()
     for path, url in pages:

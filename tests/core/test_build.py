@@ -534,3 +534,68 @@ def test_every_html_file_not_handed_over_is_reported(tmp_path: Path) -> None:
         (BASE + "stub/", "redirect"),
         (BASE + "theme.html", "not a page"),
     ]
+
+
+# x-default, however a page or an adapter spells it, is one thing on every path.
+_EN, _FR = BASE + "en/a/", BASE + "fr/a/"
+
+
+def _given_alternates(spelling: str, folder: Path) -> bytes:
+    """Alternates an adapter hands over, x-default among them (the x_default
+    option names the version it is, as with groups by translation_key)."""
+    group = (("en", _EN), ("fr", _FR), (spelling, _EN))
+    folder.mkdir()
+    options = Options(base_url=BASE, lastmod="none", x_default="en")
+    build_site([Page("en/a/", alternates=group), Page("fr/a/", alternates=group)], options, folder)
+    return (folder / "sitemap.xml").read_bytes()
+
+
+def _declared_alternates(spelling: str, folder: Path) -> bytes:
+    """Alternates the pages' heads declare (sitemapkit build on a folder)."""
+    from sitemapkit.engine.folderbuild import build_folder
+
+    head = f'<link rel="alternate" hreflang="en" href="{_EN}"><link rel="alternate" hreflang="fr" href="{_FR}">'
+    head += f'<link rel="alternate" hreflang="{spelling}" href="{_EN}">'
+    for lang in ("en", "fr"):
+        (folder / lang / "a").mkdir(parents=True)
+        (folder / lang / "a" / "index.html").write_text(f"<html><head>{head}</head><body>x</body></html>")
+    build_folder(folder, Options(base_url=BASE, lastmod="none"), workers=1)
+    return (folder / "sitemap.xml").read_bytes()
+
+
+def _encoded_alternates(spelling: str, folder: Path) -> bytes:
+    """Alternates the encoder writes as they are given."""
+    from sitemapkit.protocol.encoder import EncodeResult, EntryWriter
+    from sitemapkit.protocol.urls import Scope
+
+    page = Page("en/a/", alternates=(("en", _EN), ("fr", _FR), (spelling, _EN)))
+    return EntryWriter(Options(base_url=BASE), Scope(BASE), EncodeResult()).entry(page) or b""
+
+
+@pytest.mark.parametrize("path", [_given_alternates, _declared_alternates, _encoded_alternates])
+@pytest.mark.parametrize("spelling", ["X-Default", " x-default ", "x_default", "X_DEFAULT"])
+def test_x_default_is_one_value_however_it_is_spelled(tmp_path: Path, path, spelling: str) -> None:
+    """Adapters' alternates, declared heads and the encoder read x-default alike:
+    any spelling gives the bytes ``x-default`` gives (never a language tag
+    ``X-Default``, a private-use tag to a language-tag check)."""
+    expected = path("x-default", tmp_path / "as-written")
+    assert b'hreflang="x-default"' in expected
+    assert path(spelling, tmp_path / "spelled") == expected
+
+
+@pytest.mark.parametrize("keyword", ["date_advice", "page_dates"])
+def test_date_advice_is_offered_under_its_name_and_its_former_one(tmp_path: Path, keyword: str) -> None:
+    """build_site's ``date_advice`` (how the caller's pages can state a date) is
+    offered when file times are of one batch; ``page_dates``, its former name,
+    is public API and still taken."""
+    site = tmp_path / "site"
+    pages = []
+    for n in range(6):
+        source = site / f"p{n}.md"
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text("x")
+        os.utime(source, (1_700_000_000, 1_700_000_000))
+        pages.append(Page(f"p{n}/", source=source))
+    advice = "give each page a date of its own"
+    report = build_site(pages, Options(base_url="https://example.org/", lastmod="mtime"), site, **{keyword: advice})
+    assert any(advice in notice.message for notice in report.notices)

@@ -117,6 +117,19 @@ def test_bad_input_is_one_line_never_a_traceback(tmp_path: Path, args: list[str]
     assert result.stderr.count("\n") == 1 and message.format(**values) in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("command", ["build", "generate", "check"])
+def test_every_command_refuses_a_c1_control_in_the_base_url_in_one_line(tmp_path: Path, command: str) -> None:
+    """The base URL's one check, as each command says it: NEL (U+0085) is a
+    control character there as in every loc, refused before anything is written."""
+    site = make_site(tmp_path)
+    base = "https://example.org/a\x85b/"
+    where = ["--input", "-", "--out", str(tmp_path / "out")] if command == "generate" else [str(site)]
+    result = sitemapkit(command, *where, "--base-url", base, stdin="https://example.org/a\x85b/x\n")
+    assert result.returncode == 2
+    assert result.stderr == f"sitemapkit: error: --base-url: {base!r} contains spaces or control characters\n"
+    assert not (site / "sitemap.xml").exists() and not (tmp_path / "out").exists()
+
+
 def test_bad_lastmod_in_list_is_one_line(tmp_path: Path) -> None:
     result = sitemapkit(
         "generate",

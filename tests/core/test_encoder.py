@@ -273,3 +273,39 @@ def test_bad_options_name_the_option(option: str, value) -> None:
 def test_limits_can_be_raised_to_the_ceiling_not_beyond() -> None:
     assert Options(base_url=BASE, max_bytes=52_428_800).max_bytes == 52_428_800
     assert Options(base_url=BASE).max_bytes == 10_485_760
+
+
+# ---- the names the encoder makes are the names publish recognises -----------------
+
+
+@pytest.mark.parametrize("filename", ["sitemap.xml", "map.v2.xml", "sitemap.txt", "site-map.txt"])
+@pytest.mark.parametrize("gzip", [False, True])
+def test_publish_knows_every_name_the_encoder_makes(filename: str, gzip: bool) -> None:
+    """Shards and extra indexes, as encode_pages names them, are exactly the names
+    publish's own_file_pattern takes for its own (to remove them when stale, to
+    keep a report file off them); the entry points and other files are not."""
+    from sitemapkit.protocol.filenames import content_index_name, own_file_pattern
+    from sitemapkit.publish.publication import entry_names
+
+    fmt = "txt" if filename.endswith(".txt") else "xml"
+    options = dict(filename=filename, format=fmt, gzip=gzip, max_urls=5, max_sitemaps=3)
+    files, result = run(pages(200), **options)
+    own = own_file_pattern(filename)
+    shards = [f.name for f in files if f.kind != "sitemapindex"]
+    indexes = [f.name for f in files if f.kind == "sitemapindex"]
+    assert len(shards) > 9 and len(indexes) > 1
+    assert all(own.match(name) for name in shards + indexes[1:]), [n for n in shards if not own.match(n)]
+    assert all(name.endswith((".gz",) if gzip else (".xml", ".txt")) for name in shards)
+    assert own.match(content_index_name(filename, files[-1].data))
+    # The entry point and its index are fixed names, never taken for a shard.
+    entry = entry_names(Options(base_url=BASE, **options))
+    assert indexes[0] in entry and result.entry_points[0] == indexes[0]
+    for name in [
+        *entry,
+        *(n + ".gz" for n in entry),
+        "robots.txt",
+        "sitemap.xsl",
+        "sitemap-extra.xml",
+        "other-0123456789.xml",
+    ]:
+        assert not own.match(name), name

@@ -99,8 +99,10 @@ CASES = [
     ('<script>document.write("</scr" + "ipt>")</script><meta name="robots" content="noindex">', "noindex", None),
     ('<style>/* <meta name="robots" content="noindex"> */</style>', None, None),
     ('<title>How to write <meta name="robots" content="noindex"></title>', None, None),
-    # Scripting on (as the browsers crawlers render with), <noscript> holds raw text.
-    ('<noscript><meta name="robots" content="noindex"></noscript>', None, None),
+    # <noscript> is raw text with scripting on, but a crawler that runs no script
+    # reads its tags: a noindex there is a noindex (mike's stubs redirect there).
+    ('<noscript><meta name="robots" content="noindex"></noscript>', "noindex", None),
+    ('<noscript><meta http-equiv="refresh" content="0; url=../2.0/"></noscript>', "redirect", None),
     ('<template><meta name="robots" content="noindex"></template>', None, None),  # a fragment of its own
     ('<!--> <meta name="robots" content="noindex">', "noindex", None),  # "<!-->" is a whole comment
     ('<!-- a comment --!> <meta name="robots" content="noindex">', "noindex", None),
@@ -475,7 +477,8 @@ def test_refresh_url_follows_the_html_standard(content, url):
         ("https://example.com/a%2Fb", "https://example.com/a/b", False),
         ("https://example.com/a/../b", "https://example.com/b", True),
         ("https://example.com/d/index.html", "https://example.com/d/", True),
-        ("https://example.com/index.htm", "https://example.com/", True),
+        # Only index.html is the folder's file (urls.INDEX_FILE); an index.htm is a page of its own.
+        ("https://example.com/index.htm", "https://example.com/", False),
         ("https://example.com/d/main.html", "https://example.com/d/", False),
         ("https://example.com/a#x", "https://example.com/a", True),
         ("https://example.com/a?b=1", "https://example.com/a", False),
@@ -567,11 +570,17 @@ _HEAD_FRAGMENTS = [
 @given(st.lists(st.sampled_from(_HEAD_FRAGMENTS), max_size=12))
 def test_the_head_holds_what_html5lib_puts_in_it(fragments):
     # html5lib implements the HTML standard's tokenizer and tree builder; the
-    # reader must find in the head the same tags, with the same effect. (Not with
-    # <template>: html5lib 1.1 puts it in the body; the cases above hold it.)
+    # reader must find in the head the same tags, with the same effect: those a
+    # browser puts there (scripting on), and those of the head's <noscript>, which
+    # a crawler that runs no script reads (scripting off). (Not with <template>:
+    # html5lib 1.1 puts it in the body; the cases above hold it.)
     head = "<head>" + "".join(fragments)
     document = html5lib.HTMLParser(namespaceHTMLElements=False).parse(head, scripting=True)
     elements = [e for e in document.find("head") if e.tag in ("meta", "link", "base")]
+    without_scripts = html5lib.HTMLParser(namespaceHTMLElements=False).parse(head, scripting=False)
+    elements += [
+        e for noscript in without_scripts.find("head").iter("noscript") for e in noscript if e.tag in ("meta", "link")
+    ]
     browser = _HeadParser()
     browser.feed(
         "".join("<%s %s>" % (e.tag, " ".join(f'{k}="{escape(v)}"' for k, v in e.attrib.items())) for e in elements)

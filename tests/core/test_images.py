@@ -21,7 +21,10 @@ BASE = "https://example.org/docs/"
 
 def run(pages, max_images: int = MAX_IMAGES_PER_URL, **options):
     result = EncodeResult()
-    files = list(encode_pages(pages, Options(base_url=BASE, **options), result, max_images=max_images))
+    # Images are opt-in (the images option): these tests mean them, unless they say images=False.
+    files = list(
+        encode_pages(pages, Options(base_url=BASE, **{"images": True, **options}), result, max_images=max_images)
+    )
     return files, result
 
 
@@ -69,6 +72,12 @@ def test_no_images_no_namespace_and_the_option_turns_them_off() -> None:
     files, _ = run([Page("a/")])
     assert b"xmlns:image" not in files[0].data
     files, result = run([Page("a/", images=("x.png",))], images=False)
+    assert b"image" not in files[0].data and result.images == 0
+
+
+def test_images_are_opt_in() -> None:
+    result = EncodeResult()
+    files = list(encode_pages([Page("a/", images=("x.png",))], Options(base_url=BASE), result))
     assert b"image" not in files[0].data and result.images == 0
 
 
@@ -162,9 +171,9 @@ def test_generate_takes_images_as_columns_after_lastmod(tmp_path: Path, source_k
     if source_kind == "file":
         (tmp_path / "urls.tsv").write_bytes(data)
         with open(tmp_path / "urls.tsv", "rb") as source:
-            write_url_list(source, Options(base_url=BASE), out, result)
+            write_url_list(source, Options(base_url=BASE, images=True), out, result)
     else:
-        write_url_list(io.BytesIO(data), Options(base_url=BASE), out, result)
+        write_url_list(io.BytesIO(data), Options(base_url=BASE, images=True), out, result)
     entries = sitemap_entries(out)
     assert {loc: e.get("images", []) for loc, e in entries.items()} == {
         BASE + "a/": [BASE + "a/img/1.png", "https://cdn.example.net/2.png"],
@@ -179,7 +188,7 @@ def test_generate_takes_images_as_columns_after_lastmod(tmp_path: Path, source_k
 @pytest.mark.parametrize("spelling", ["images", "image_hosts"])
 def test_the_options_are_declared_once_for_every_tool(spelling: str) -> None:
     spec = {s.name: s for s in Options.specs()}[spelling]
-    assert spec.default == (True if spelling == "images" else ())
+    assert spec.default == (False if spelling == "images" else ())
     from sitemapkit.commands import cli
 
     parser = cli.build_parser() if hasattr(cli, "build_parser") else None
@@ -256,7 +265,7 @@ def test_build_site_lists_content_images_leaves_chrome_and_unlisted_pages_out(tm
     (tmp_path / "robots.txt").write_text("User-agent: *\nDisallow: /docs/private/\n")
     (tmp_path / "f.html").write_text('<body><img src="private/x.png"><img src="public/y.png">')
     pages.append(Page("f.html", output=tmp_path / "f.html"))
-    report = build_site(pages, Options(base_url=BASE, lastmod="none"), tmp_path)
+    report = build_site(pages, Options(base_url=BASE, lastmod="none", images=True), tmp_path)
     entries = sitemap_entries(tmp_path)
     # Without a content element the whole body counts; the images on most pages
     # (logo, badge, the template's shared ones) are chrome.
@@ -338,7 +347,7 @@ def test_sitemapkit_build_in_processes_writes_what_build_site_writes(tmp_path: P
     from sitemapkit.site.folder import find_pages
 
     site = make_image_site(tmp_path / "made")
-    options = Options(base_url=BASE, lastmod="none", max_urls=20, report_file="report.txt")
+    options = Options(base_url=BASE, lastmod="none", max_urls=20, report_file="report.txt", images=True)
     results = {}
     for name, build in {
         "build_site": lambda folder: build_site(sorted(find_pages(folder), key=by_loc), options, folder),
@@ -371,7 +380,9 @@ def test_check_passes_a_built_site_with_images(tmp_path: Path) -> None:
     (tmp_path / "img").mkdir()
     (tmp_path / "img" / "a b.png").write_bytes(b"png")
     (tmp_path / "a.html").write_text('<body><main><img src="img/a b.png"><img src="https://cdn.example.net/x.png">')
-    build_site([Page("a.html", output=tmp_path / "a.html")], Options(base_url=BASE, lastmod="none"), tmp_path)
+    build_site(
+        [Page("a.html", output=tmp_path / "a.html")], Options(base_url=BASE, lastmod="none", images=True), tmp_path
+    )
     result = check_site(tmp_path, BASE)
     assert result.problems == [] and result.images == 2
     assert "1 URLs, 2 images in 1 file" in result.summary()
@@ -454,7 +465,7 @@ def test_sitemapkit_build_on_a_static_folder(tmp_path: Path, flag: str | None) -
     done = run_sitemapkit("build", str(site), "--base-url", SITE, "--lastmod", "none", *([flag] if flag else []))
     assert done.returncode == 0, done.stderr
     images = {loc: entry.get("images", []) for loc, entry in sitemap_entries(site).items()}
-    if flag == "--no-images":
+    if flag != "--images":  # images are opt-in
         assert not any(images.values()) and "images" not in done.stdout
         return
     assert images == {
@@ -477,7 +488,7 @@ def test_the_text_format_says_once_that_it_has_no_images(tmp_path: Path) -> None
 
     site = tmp_path / "site"
     shutil.copytree(STATIC, site)
-    done = run_sitemapkit("build", str(site), "--base-url", SITE, "--lastmod", "none", "--format", "txt")
+    done = run_sitemapkit("build", str(site), "--base-url", SITE, "--lastmod", "none", "--format", "txt", "--images")
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("the text format has no images") == 1
 

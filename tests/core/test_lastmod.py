@@ -588,6 +588,41 @@ def test_without_git_installed_auto_uses_file_times(committed_page, tmp_path, mo
         resolve_lastmods([committed_page], "git")
 
 
+@pytest.mark.parametrize("git_on_path", [True, False])
+@pytest.mark.parametrize("build", ["build_site", "sitemapkit build"])
+def test_both_builds_ask_whether_git_is_installed_alike(tmp_path, monkeypatch, build: str, git_on_path: bool):
+    """One test of "is git installed" (lastmod.git_installed): a folder of pages
+    tracked by git is dated by its history, or, with no git on PATH, by its file
+    times, whether build_site (a page list) or sitemapkit build (the folder) runs."""
+    from conftest import sitemap_entries
+    from sitemapkit import Options, build_site
+    from sitemapkit.engine.folderbuild import build_folder
+    from sitemapkit.site.folder import find_pages
+
+    repo = Repo(tmp_path / "site")
+    repo.write("a.html", "<html><head><title>a</title></head><body>a</body></html>")
+    repo.write("b/index.html", "<html><head><title>b</title></head><body>b</body></html>")
+    repo.commit("2024-01-01T00:00:00+00:00")
+    set_mtime(repo.path("a.html"), MTIME_A)
+    set_mtime(repo.path("b/index.html"), MTIME_C)
+    if not git_on_path:
+        empty_bin = tmp_path / "no-git-here"
+        empty_bin.mkdir()
+        monkeypatch.setenv("PATH", str(empty_bin))
+    site = repo.path("")
+    options = Options(base_url="https://example.org/")
+    if build == "build_site":
+        build_site(list(find_pages(site)), options, site)
+    else:
+        build_folder(site, options, workers=1)
+    written = {loc: entry["lastmod"] for loc, entry in sitemap_entries(site).items()}
+    if git_on_path:
+        expected = {"a.html": "2024-01-01T00:00:00+00:00", "b/": "2024-01-01T00:00:00+00:00"}
+    else:
+        expected = {"a.html": format_w3c(utc(2023, 3, 1, 8)), "b/": format_w3c(utc(2023, 9, 3, 11, 45))}
+    assert written == {"https://example.org/" + name: date for name, date in expected.items()}
+
+
 def test_each_source_is_dated_in_its_own_repository_and_generated_pages_get_none(tmp_path, monkeypatch):
     # The site's pages, a page generated into a temporary folder outside the
     # repository (mkdocs-gen-files, a blog plugin's archives), and a page of another

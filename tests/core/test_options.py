@@ -16,11 +16,14 @@ import pytest
 import sitemapkit
 from conftest import run_sitemapkit as sitemapkit_cli
 from sitemapkit import ConfigError, Options
-from sitemapkit.commands.cli import _GENERATE_OPTIONS, parser
+from sitemapkit.commands.cli import parser
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "https://example.org/"
 SPECS = {spec.name: spec for spec in Options.specs()}
+# What generate (a URL list, no built pages) takes, read off the declaration, not
+# off the command line's own list: the two cannot disagree unnoticed.
+GENERATE = tuple(name for name, spec in SPECS.items() if not spec.built_pages_only)
 # A value of each kind that the option's declaration allows, and one it refuses.
 GOOD = {bool: True, int: 2_000, float: 0.5, str: "x", tuple: ("drafts/*",)}
 WRONG = {bool: "yes", int: "many", float: "high", str: 5, tuple: "drafts/*"}
@@ -111,7 +114,7 @@ def _required(command: str) -> list[str]:
     return ["--input", "-", "--out", "o", "--base-url", BASE]
 
 
-@pytest.mark.parametrize(("command", "names"), [("build", tuple(SPECS)), ("generate", _GENERATE_OPTIONS)])
+@pytest.mark.parametrize(("command", "names"), [("build", tuple(SPECS)), ("generate", GENERATE)])
 def test_cli_flags_are_the_declared_options(command: str, names: tuple[str, ...]) -> None:
     actions = _option_actions(command)
     assert set(actions) == set(names)
@@ -147,7 +150,7 @@ def test_help_lists_each_option_its_allowed_values_and_default(command: str) -> 
     assert result.returncode == 0
     # argparse wraps help text at any space (and at a hyphen).
     text = _squash(result.stdout)
-    names = tuple(SPECS) if command == "build" else _GENERATE_OPTIONS
+    names = tuple(SPECS) if command == "build" else GENERATE
     for name in names:
         spec = SPECS[name]
         header = f"{flag(name)}, --no-{flag(name)[2:]} " if spec.kind is bool else flag(name) + " "
@@ -194,7 +197,7 @@ def test_a_bad_flag_is_one_line_with_a_suggestion(args: list[str], line: str) ->
     assert result.stderr.count("\n") == 1 and result.stderr.startswith(line + " "), result.stderr
 
 
-@pytest.mark.parametrize("name", sorted(set(SPECS) - set(_GENERATE_OPTIONS)))
+@pytest.mark.parametrize("name", sorted(set(SPECS) - set(GENERATE)))
 def test_generate_refuses_the_options_it_does_not_honour(name: str, tmp_path: Path) -> None:
     value = [] if SPECS[name].kind is bool else ["x"]
     result = sitemapkit_cli(
@@ -222,6 +225,18 @@ def _readme_options() -> dict[str, str]:
         for name in re.findall(r"`([a-z_]+)`", names):
             rows[name] = default.strip().strip("`")
     return rows
+
+
+def test_the_options_generate_refuses_are_the_built_pages_ones_the_readme_names() -> None:
+    """The README's sentence on what generate refuses names every option the
+    declaration marks as about built pages, and no other (``--check-*`` for all
+    the check_ ones)."""
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    sentence = text.split("the options that only concern built pages (", 1)[1].split(")", 1)[0]
+    named = set(re.findall(r"`(--[a-z-]+\*?)`", sentence))
+    expected = {flag(name) for name in SPECS if name not in GENERATE and not name.startswith("check_")}
+    assert named == expected | {"--check-*"}
+    assert {name for name in SPECS if name.startswith("check_")} <= set(SPECS) - set(GENERATE)
 
 
 def test_readme_table_lists_exactly_the_declared_options_and_defaults() -> None:

@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sitemapkit import Options, OutputError, Page, build_site
@@ -103,7 +103,8 @@ def assert_whole(folder: Path, *allowed: dict, pages: bool = False, entry: str =
 
     With one set allowed (a run has ended), the gzip copy of the entry point is
     a copy of it. Between their two renames, the copy may still be the old one:
-    then it must serve the old set whole, as the entry point does the new one.
+    then it must serve the old set as the entry point does the new one (whole,
+    or part of it when it is an index).
     """
     from_robots, from_entry, entry_is_index = views(folder, entry)
     if from_robots is not None:
@@ -111,7 +112,7 @@ def assert_whole(folder: Path, *allowed: dict, pages: bool = False, entry: str =
             f"a mix from robots.txt: {len(from_robots)} URLs, expected one of {[len(a) for a in allowed]}"
         )
     if from_entry is not None:
-        assert from_entry in allowed or (entry_is_index and any(from_entry.items() <= a.items() for a in allowed)), (
+        assert serves_one(from_entry, entry_is_index, allowed), (
             f"a mix from {entry}: {len(from_entry)} URLs, expected one of {[len(a) for a in allowed]}"
         )
     urls = published(folder, entry)
@@ -120,12 +121,28 @@ def assert_whole(folder: Path, *allowed: dict, pages: bool = False, entry: str =
         problems = [str(p) for p in check_site(folder, BASE, entry=entry).problems]
         if not pages:  # a URL list's folder holds no pages
             problems = [p for p in problems if "has no file in the site (looked for" not in p]
-        copy = f"{entry}.gz:0: is not a copy of {entry}"
-        if len(allowed) > 1 and any(p.startswith(copy) for p in problems):
-            assert _reach(folder, [entry + ".gz"]) in allowed
-            problems = [p for p in problems if not p.startswith(copy)]
+        # The entry point, or the index a text sitemap gets.
+        for name in {entry, entry.rpartition(".")[0] + ".xml"}:
+            copy = f"{name}.gz:0: is not a copy of {name}"
+            if len(allowed) > 1 and any(p.startswith(copy) for p in problems):
+                copy_is_index = b"<sitemapindex" in _read(folder / (name + ".gz"))[:300]
+                assert serves_one(_reach(folder, [name + ".gz"]), copy_is_index, allowed)
+                problems = [p for p in problems if not p.startswith(copy)]
         assert problems == []
+    if len(allowed) == 1:
+        # No gzip copy outlives its entry point (a text sitemap's sitemap.xml.gz
+        # once stayed when sitemap.txt replaced sitemap.xml, naming removed shards).
+        for name in {entry, entry.rpartition(".")[0] + ".xml"}:
+            if (folder / (name + ".gz")).is_file():
+                assert _read(folder / (name + ".gz")) == (folder / name).read_bytes(), f"{name}.gz is stale"
     return urls
+
+
+def serves_one(found: dict, is_index: bool, allowed: tuple[dict, ...]) -> bool:
+    """An entry point serves one of the ``allowed`` sets whole, or, when it is an
+    index (sitemaps.org: "a Sitemap index file can only specify Sitemaps", so the
+    other indexes are entry points of their own), a part of one."""
+    return found in allowed or (is_index and any(found.items() <= a.items() for a in allowed))
 
 
 def leftovers(folder: Path) -> list[str]:
@@ -258,26 +275,71 @@ def test_killed_at_every_step_serves_old_or_new(tmp_path: Path, command: str, op
     """SIGKILL before each file operation of a run, in turn: the folder serves the
     whole old set or the whole new one, and the next run publishes the new set
     and leaves no temporary file behind."""
-    run = RUNS[command]
     options = Options(base_url=BASE, lastmod="none" if option_set == "text" else "auto", **OPTION_SETS[option_set])
     # Dates change on every page, a page goes and others come: each shard changes.
-    old, new = site_pages(60, 0, 1), site_pages(63, 2, 3)
-    template, old_set, new_set = prepare(tmp_path, run, old, new, options)
-    steps = count_steps(run, shutil.copytree(template, tmp_path / "count"), new, options)
+    seen, steps = kill_at_every_step(tmp_path, RUNS[command], site_pages(60, 0, 1), site_pages(63, 2, 3), options)
     assert steps >= (5 if option_set != "single-file" else 2)
+    # Killed before the switch, and (when stale shards are removed) after it.
+    assert seen == ({"old"} if option_set == "single-file" else {"old", "new"})
+
+
+def kill_at_every_step(tmp_path: Path, run, old: list[Page], new: list[Page], options: Options) -> tuple[set[str], int]:
+    """A folder publishing ``old``; a run publishing ``new`` killed before each of
+    its file operations in turn, each time in a fresh copy: the folder serves the
+    old set or the new one, the lines of the user's robots.txt as they were, and
+    the next run publishes the new set and leaves no temporary file behind.
+    Which sets were seen after the kills (``old``, ``new``), and how many steps
+    the run has."""
+    template, old_set, new_set = prepare(tmp_path, run, old, new, options)
+    theirs = not_sitemap_lines(template)
+    steps = count_steps(run, shutil.copytree(template, tmp_path / "count"), new, options)
     seen = set()
     for step in range(1, steps + 1):
         folder = tmp_path / f"kill-{step}"
         shutil.copytree(template, folder)
         assert killed_at(step, run, folder, new, options)
         urls = assert_whole(folder, old_set, new_set, pages=True, entry=options.filename)
+        assert not_sitemap_lines(folder) == theirs
         seen.add("new" if urls == new_set else "old")
         run(folder, new, options)  # the next run
         assert assert_whole(folder, new_set, pages=True, entry=options.filename) == new_set
         assert leftovers(folder) == []
         shutil.rmtree(folder)
-    # Killed before the switch, and (when stale shards are removed) after it.
-    assert seen == ({"old"} if option_set == "single-file" else {"old", "new"})
+    return seen, steps
+
+
+# Old and new pages for each way the number of entry points can go, with
+# max_urls=2 and max_sitemaps=3: one page is a single file, five an index of
+# three shards, twenty several indexes (each its own Sitemap: line).
+DIRECTIONS = {
+    "single-to-several": (site_pages(1), site_pages(20, 1, 2)),
+    "one-index-to-several": (site_pages(5), site_pages(20, 1, 2)),
+    "several-to-single": (site_pages(20), site_pages(1, 3, 2)),
+    "several-to-one-index": (site_pages(20), site_pages(5, 3, 2)),
+    # Each index changes: a page goes, two come, every date is new.
+    "several-to-several": (site_pages(20), site_pages(22, 1, 2)),
+}
+
+
+@pytest.mark.parametrize("text", [False, True], ids=["xml", "text"])
+@pytest.mark.parametrize("direction", sorted(DIRECTIONS))
+def test_killed_at_every_step_between_one_entry_point_and_several(tmp_path: Path, direction: str, text: bool) -> None:
+    """Past one index's limits every index is an entry point, named in robots.txt.
+    From one entry point to several, several to one, and several to several,
+    with a gzip copy of the entry point: SIGKILL before each file operation
+    leaves robots.txt serving one whole set and the entry point (and its copy)
+    one set or part of it (today robots.txt, renamed after sitemap.xml, named
+    the new first index alone)."""
+    options = Options(
+        base_url=BASE,
+        max_urls=2,
+        max_sitemaps=3,
+        gzip_copy=True,
+        format="txt" if text else "xml",
+        lastmod="none" if text else "auto",
+    )
+    seen, _ = kill_at_every_step(tmp_path, run_build, *DIRECTIONS[direction], options)
+    assert seen == {"old", "new"}
 
 
 @pytest.mark.parametrize("command", sorted(RUNS))
@@ -351,12 +413,57 @@ paths = st.lists(
     day=st.integers(1, 9),
     kill=st.floats(0, 1),
     how=st.sampled_from(["kill", "fail"]),
+    gzip_copy=st.booleans(),
+    user_robots=st.booleans(),
+)
+# Killed late in the switch from one index to two (each a Sitemap: line): robots.txt
+# and the entry point each led to part of the new set.
+@example(
+    old=["p0.html"],
+    new=["p0.html", "p1.html", "p2.html"],
+    command="build",
+    max_urls=1,
+    max_sitemaps=2,
+    gzip_shards=False,
+    text=False,
+    day=1,
+    kill=0.9375,
+    how="kill",
+    gzip_copy=False,
+    user_robots=False,
+)
+@example(
+    old=[],
+    new=["p0.html", "p1.html", "p2.html"],
+    command="build",
+    max_urls=1,
+    max_sitemaps=2,
+    gzip_shards=False,
+    text=False,
+    day=1,
+    kill=0.9375,
+    how="kill",
+    gzip_copy=False,
+    user_robots=False,
 )
 def test_fuzz_whole_runs(
-    tmp_path_factory, old, new, command, max_urls, max_sitemaps, gzip_shards, text, day, kill, how
+    tmp_path_factory,
+    old,
+    new,
+    command,
+    max_urls,
+    max_sitemaps,
+    gzip_shards,
+    text,
+    day,
+    kill,
+    how,
+    gzip_copy,
+    user_robots,
 ) -> None:
     """Random old and new sites or lists, options and kill or fault points: the
-    folder always serves one whole set, and the next run the new one."""
+    folder always serves one whole set, and the next run the new one; the lines
+    of the user's robots.txt stay as they were."""
     tmp = tmp_path_factory.mktemp("fuzz")
     run = RUNS[command]
     options = Options(
@@ -366,6 +473,7 @@ def test_fuzz_whole_runs(
         gzip=gzip_shards,
         format="txt" if text else "xml",
         lastmod="none" if text else "auto",
+        gzip_copy=gzip_copy,
     )
     old_pages = [Page(p, lastmod=f"2024-02-0{day}") for p in sorted(old)]
     new_pages = [Page(p, lastmod=f"2024-02-0{1 + (day + len(p)) % 9}") for p in sorted(new)]
@@ -375,6 +483,10 @@ def test_fuzz_whole_runs(
         (folder / page.loc).parent.mkdir(parents=True, exist_ok=True)
         (folder / page.loc).write_text("<html></html>")
     entry = options.filename
+    # The user's robots.txt, or the one sitemapkit writes where there is none.
+    theirs = "User-agent: *\nDisallow: /private/\n" if user_robots else "User-agent: *\nDisallow:\n"
+    if user_robots:
+        (folder / "robots.txt").write_text(theirs)
     run(folder, old_pages, options)
     old_set = published(folder, entry)
     clean = tmp / "clean"
@@ -390,10 +502,22 @@ def test_fuzz_whole_runs(
     else:
         failed_at(step, run, folder, new_pages, options, Stop())
     assert_whole(folder, old_set, new_set, pages=True, entry=entry)
+    assert not_sitemap_lines(folder) == theirs
     run(folder, new_pages, options)
     assert assert_whole(folder, new_set, pages=True, entry=entry) == new_set
+    assert not_sitemap_lines(folder) == theirs
     assert leftovers(folder) == []
     shutil.rmtree(tmp)
+
+
+def not_sitemap_lines(folder: Path) -> str:
+    """robots.txt without its Sitemap: lines (and the blank line before them);
+    sitemapkit's own when there is none yet (nothing was ever published)."""
+    if not (folder / "robots.txt").is_file():
+        return "User-agent: *\nDisallow:\n"
+    text = (folder / "robots.txt").read_text()
+    kept = "".join(line for line in text.splitlines(keepends=True) if not line.lower().startswith("sitemap:"))
+    return kept[:-1] if kept.endswith("\n\n") else kept
 
 
 # -- an empty result ---------------------------------------------------------------

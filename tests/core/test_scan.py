@@ -223,8 +223,8 @@ def test_output_folder_inside_a_work_tree(tmp_path: Path, monkeypatch, state: st
     """Hugo's public/, Jekyll's _site/: a build's output inside the project's git
     work tree, with lastmod 'auto'. Where git tracks none of its pages and ignores
     all or none of them, git can date none, and `build` takes its own path (file
-    times, as without git); else build_site's, which asks git per page. Both
-    write what build_site writes."""
+    times, as without git); else every page goes through build_pages, which
+    asks git for the whole repository at once. Both write what build_site writes."""
     from conftest import git
     from sitemapkit.engine import folderbuild as scan
 
@@ -247,8 +247,8 @@ def test_output_folder_inside_a_work_tree(tmp_path: Path, monkeypatch, state: st
     assert scan.git_leaves_to_file_times(str(site)) is fast
     options = Options(base_url=BASE, max_urls=100, report_file="report.txt")  # lastmod 'auto'
     taken = []
-    real_build_site = scan._build_site
-    monkeypatch.setattr(scan, "_build_site", lambda *args: taken.append(1) or real_build_site(*args))
+    real_build_together = scan._build_together
+    monkeypatch.setattr(scan, "_build_together", lambda *args: taken.append(1) or real_build_together(*args))
     written = {}
     for name, build in {
         "build_site": lambda folder: build_site(sorted(find_pages(folder), key=lambda p: p.loc), options, folder),
@@ -263,9 +263,10 @@ def test_output_folder_inside_a_work_tree(tmp_path: Path, monkeypatch, state: st
     assert b"<lastmod>" in b"".join(written["build"][0].values())
 
 
-def test_a_worker_killed_leaves_the_pages_to_build_site(tmp_path: Path, monkeypatch) -> None:
+def test_a_worker_killed_leaves_its_pages_to_this_process(tmp_path: Path, monkeypatch) -> None:
     """A worker of `sitemapkit build` killed (out of memory, by a user): nothing
-    is lost, build_site's path does the work and writes what it writes."""
+    is lost, this process checks the chunks no worker finished and writes what
+    build_site writes."""
     from sitemapkit.engine import folderbuild as scan
 
     site = make_site(tmp_path / "made", "spread", duplicates=False)
@@ -274,9 +275,62 @@ def test_a_worker_killed_leaves_the_pages_to_build_site(tmp_path: Path, monkeypa
     shutil.copytree(site, expected, copy_function=shutil.copy2)
     build_site(sorted(find_pages(expected), key=lambda p: p.loc), options, expected)
     killed_in_workers(monkeypatch, scan, "select_page")
-    taken = []
-    real_build_site = scan._build_site
-    monkeypatch.setattr(scan, "_build_site", lambda *args: taken.append(1) or real_build_site(*args))
+    together = []
+    monkeypatch.setattr(scan, "_build_together", lambda *args: together.append(1))
     build_folder(site, options, workers=2, chunk_pages=7)
-    assert taken and outputs(site) == outputs(expected)
+    assert not together and outputs(site) == outputs(expected)
     assert (site / "report.txt").read_bytes() == (expected / "report.txt").read_bytes()
+
+
+def _long_named_page(site: Path, last: int) -> None:
+    """A page whose URL makes an entry longer than a 1024-byte file holds (with a
+    ``last`` folder name of 80: only with its lastmod)."""
+    folder = site.joinpath(*(f"{n}" * 190 for n in range(4)), "4" * last)
+    _page(folder / "index.html", "", 1_700_000_000)
+
+
+# Two pages of one URL are not to be had from a folder (file names are names, see
+# test_every_core_writes_what_build_site_writes): build_folder still sends them
+# the same way, should the page rule ever make them.
+@pytest.mark.parametrize("case", ["git", "git inside", "alternates", "too long", "flat and too long"])
+def test_what_needs_every_page_walks_and_reads_each_once(tmp_path: Path, monkeypatch, case: str) -> None:
+    """The sites `sitemapkit build` once handed to build_site (dates from git,
+    hreflang groups, duplicates or a page too long with dates) go through the
+    engine's shared steps with what the walk and the workers read: the folder is
+    walked once, each head read once, and the bytes are build_site's."""
+    from conftest import git
+    from sitemapkit.engine import folderbuild, pages, selection
+
+    times = "flat" if case.startswith("flat") else "spread"
+    site = make_site(tmp_path / "made", times, duplicates=False, alternates=case == "alternates")
+    if case.startswith("git"):
+        repository = site if case == "git" else site / "s3"
+        git(repository, "init", "-q")
+        git(repository, "add", "-A")
+        git(repository, "commit", "-q", "-m", "pages", when=dt.datetime(2021, 3, 4, 5, 6, 7, tzinfo=dt.timezone.utc))
+    form = {"max_bytes": 1024} if "too long" in case else {}
+    if form:
+        _long_named_page(site, 190 if case == "too long" else 80)
+    lastmod = "auto" if case.startswith("git") else "mtime"
+    options = Options(base_url=BASE, lastmod=lastmod, max_urls=100, report_file="report.txt", **form)
+    expected = tmp_path / "expected"
+    shutil.copytree(site, expected, copy_function=shutil.copy2, symlinks=True)
+    report = build_site(sorted(find_pages(expected), key=lambda p: p.loc), options, expected)
+    if "too long" in case:
+        assert any(e.reason == "too long" for e in report.excluded) == (case == "too long")
+
+    walks, reads, together = [], [], []
+    real_walk, real_read = folderbuild.walk_pages, selection.inspect_built_page
+    monkeypatch.setattr(folderbuild, "walk_pages", lambda *args: walks.append(1) or real_walk(*args))
+    monkeypatch.setattr(pages, "walk_pages", lambda *args: walks.append(1) or real_walk(*args))
+    monkeypatch.setattr(
+        selection, "inspect_built_page", lambda path, *a, **k: reads.append(path) or real_read(path, *a, **k)
+    )
+    real_together = folderbuild._build_together
+    monkeypatch.setattr(folderbuild, "_build_together", lambda *args: together.append(1) or real_together(*args))
+    got = build_folder(site, options, workers=1, chunk_pages=7)
+    assert together and walks == [1]
+    assert reads and len(reads) == len(set(map(str, reads)))
+    assert outputs(site) == outputs(expected)
+    assert (site / "report.txt").read_bytes() == (expected / "report.txt").read_bytes()
+    assert report_text(got) == report_text(report)

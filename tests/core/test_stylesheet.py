@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from lxml import etree, html
 
-from conftest import run_sitemapkit
+from conftest import run_sitemapkit, running_in_ci
 from tasks import find_chromium
 
 from sitemapkit import ConfigError
@@ -277,11 +277,6 @@ CHROMIUM_MISSING = (
     "macOS: brew install --cask chromium, then "
     "CHROMIUM=/Applications/Chromium.app/Contents/MacOS/Chromium)"
 )
-
-
-def running_in_ci() -> bool:
-    """CI=true (GitHub Actions, GitLab, most others set it): there, missing is a failure."""
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def _chromium() -> str:

@@ -317,3 +317,22 @@ def test_every_entry_option_takes_the_block_path_to_the_same_bytes(
     pages = [Page(l.partition("\t")[0], lastmod=l.partition("\t")[2] or None) for l in lines]
     assert files == {f.name: f.data for f in encode_pages(pages, Options(base_url=BASE, **options))}
     assert result.urls == 3000 and len(files) > 30
+
+
+@pytest.mark.parametrize("source_kind", ["file", "stream"])
+def test_a_worker_killed_loses_no_block(tmp_path: Path, monkeypatch, source_kind: str) -> None:
+    """A worker of `sitemapkit generate` killed (out of memory, by a user): the
+    blocks no worker finished are formatted and written in this process, and the
+    sitemaps are those of a run without workers."""
+    from conftest import killed_in_workers
+
+    assert workers.can_fork()
+    text = ("\n".join(make_list(3000)) + "\n").encode()
+    (tmp_path / "alone").mkdir()
+    expected, _ = run_list(tmp_path / "alone", text, source_kind, max_urls=100, gzip=False)
+    (tmp_path / "killed").mkdir()
+    killed_in_workers(monkeypatch, urllist, "plain_block")
+    got, result = run_list(
+        tmp_path / "killed", text, source_kind, block_bytes=4096, monkeypatch=monkeypatch, max_urls=100, gzip=False
+    )
+    assert got == expected and result.urls == 3000

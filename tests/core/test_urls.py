@@ -109,6 +109,41 @@ def test_bad_base_url(base: str) -> None:
     assert raised.value.for_setting("site_url").startswith("site_url: ")
 
 
+# Base URLs one check refuses, each for one reason. A C1 control (NEL, U+0085) was
+# accepted by Options and refused later by Scope, which every build makes.
+_BAD_BASES = {
+    "https://example.org/a\x85b/": "contains spaces or control characters",
+    "https://example.org/a\x9fb/": "contains spaces or control characters",
+    "https://example.org/a\x7fb/": "contains spaces or control characters",
+    "https://example.org/a\tb/": "contains spaces or control characters",
+    "https://example.org/a b/": "contains spaces or control characters",
+    "https://[::1/": "has an invalid host or port",
+    "https://x.org:99999/": "has an invalid host or port",
+    "https://ü..x/": "has a host name that cannot be encoded",
+    "ftp://example.org/": "is not an absolute http(s) URL with a host",
+    "https://x.org/#top": "must not have a query or fragment",
+}
+
+
+def _base_url_problem(make) -> str | None:
+    try:
+        make()
+    except ConfigError as error:
+        assert error.option == "base_url"
+        return error.problem
+    return None
+
+
+@pytest.mark.parametrize("base", [*_BAD_BASES, "https://example.org/a\u00e9b/", "https://bücher.example/d"])
+def test_options_and_scope_judge_a_base_url_alike(base: str) -> None:
+    """One check: what Options accepts, Scope (made by every build, and by
+    ``check``) accepts, with the same one line for what it refuses."""
+    from_options = _base_url_problem(lambda: Options(base_url=base))
+    from_scope = _base_url_problem(lambda: Scope(base))
+    assert from_options == from_scope
+    assert from_options == (f"{base!r} {_BAD_BASES[base]}" if base in _BAD_BASES else None)
+
+
 class TestNamesArePaths:
     """A file or document name is text: Page.from_path encodes what a path segment
     may not hold, "%" included; Page(url) keeps a URL's meaning."""

@@ -39,7 +39,7 @@ def test_material_pages_list_their_content_images_and_not_the_logo(tmp_path: Pat
 
 def test_images_false_and_image_hosts(tmp_path: Path) -> None:
     project = Project(committed_copy(FIXTURE, tmp_path / "project"))
-    project.configure(sitemapkit={"image_hosts": ["docs.example.org"]})
+    project.configure(sitemapkit={"images": True, "image_hosts": ["docs.example.org"]})
     project.build()
     images = {loc: entry.get("images", []) for loc, entry in sitemap_entries(project.site).items()}
     assert images[BASE + "guide/"] == [BASE + "img/lazy.png", BASE + "img/large.png"]

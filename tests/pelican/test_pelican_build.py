@@ -383,6 +383,11 @@ def test_unreadable_sitemap_metadata_is_a_warning(site, caplog):
         ),
         ({"SITEMAPKIT": ["gzip"]}, "SITEMAPKIT: must be a dict of sitemapkit options, not list"),
         ({"SITEURL": "ftp://example.org"}, "SITEURL: 'ftp://example.org' is not an absolute http(s) URL"),
+        # The base URL's one check (urls.check_base_url): a C1 control, NEL, refused at once.
+        (
+            {"SITEURL": "https://example.org/a\x85b"},
+            "SITEURL: 'https://example.org/a\\x85b' contains spaces or control characters",
+        ),
     ],
 )
 def test_a_bad_setting_stops_the_build_naming_it(site, settings, message):

@@ -349,6 +349,24 @@ def test_lastmod_is_the_commit_time_in_a_git_work_tree(project):
     assert instant(entries[BASE + "guide/install.html"]["lastmod"]) == committed
 
 
+def test_viewcode_pages_are_dated_by_their_modules(project):
+    """viewcode's _modules/demo.html shows demo.py: dated by its git date, and
+    _modules/index.html, which lists the modules, by the newest of them."""
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "fixture", when=dt.datetime(2020, 1, 2, tzinfo=dt.timezone.utc))
+    (project / "demo.py").write_text((project / "demo.py").read_text() + "\n# A comment.\n")
+    edited = dt.datetime(2021, 7, 8, 9, 10, 11, tzinfo=dt.timezone.utc)
+    git(project, "commit", "-q", "-am", "demo", when=edited)
+    out = project / "_build" / "html"
+    assert_clean(sphinx_build(project, out, "-W"))
+    entries = sitemap_entries(out)
+    assert instant(entries[BASE + "_modules/demo.html"]["lastmod"]) == edited
+    assert instant(entries[BASE + "_modules/index.html"]["lastmod"]) == edited
+    # The documents keep their own dates (api.rst documents demo, but is not demo.py).
+    assert instant(entries[BASE + "guide/install.html"]["lastmod"]) == dt.datetime(2020, 1, 2, tzinfo=dt.timezone.utc)
+
+
 def test_a_page_is_dated_by_the_newest_file_it_includes(project):
     # changes.rst includes history.txt and literalincludes example.py, as
     # requests' and flask's changes pages include their CHANGES file (which kept

@@ -1,0 +1,705 @@
+"""``sitemapkit build --config hugo.toml``: a Hugo project's settings and sources.
+
+Hugo's own sitemap dates each page by its ``.Lastmod``; this module reads the
+project as Hugo does and hands the core each built page with the source Hugo
+builds it from, so a page is dated as Hugo dates it (its ``[frontmatter]``
+order: git, front matter, file time, file name), and every list page that Hugo
+dates by what it lists is given those pages as its members.
+
+Read from ``hugo.toml``, ``hugo.yaml``, ``hugo.json`` (or ``config.*``), or a
+configuration folder (``config/`` or ``config/_default/``, where ``X.toml`` sets
+the key ``X``): ``baseURL``, ``publishDir`` (default ``public``), ``contentDir``
+(default ``content``), ``languages`` (each with its own ``contentDir`` and
+``baseURL``), ``defaultContentLanguage``, ``defaultContentLanguageInSubdir``,
+``uglyURLs`` (true, or per section), ``disablePathToLower``, ``taxonomies``,
+``pagination.path`` (``paginatePath``), ``enableGitInfo``, ``timeZone`` and the
+``[frontmatter]`` date orders. Keys are read case-insensitively, as Hugo reads
+them. From each source's front matter: ``lastmod``, ``date`` (and the other
+keys the date orders name), ``draft``, ``sitemap.disable``, ``slug``, ``url``,
+``translationKey`` and the taxonomy keys.
+
+Which page a source becomes, as Hugo 0.1xx builds it:
+
+* ``_index.md`` is its folder's list page (the home page at the top), ``index.md``
+  a leaf bundle (its folder is one page; other files in it are resources), any
+  other file a page named by its file (or ``slug``; ``url`` replaces the path);
+* a file ``name.LANG.md`` is in language ``LANG``; any other file is in its
+  content folder's language (the default language's for the shared one);
+* a language other than the default (or every one, with
+  ``defaultContentLanguageInSubdir``) is published below ``LANG/``;
+* paths are lower-cased unless ``disablePathToLower``; with ``uglyURLs`` a page is
+  ``name.html`` and a term ``tags/x.html`` (lists keep ``index.html``).
+
+How list pages are dated, as Hugo dates them: a home or section page with its own
+``_index.md`` by that file; a section without one by the newest of the pages and
+sections it holds; a taxonomy (``tags/``) and a term (``tags/x/``) without one by
+the newest page they list. Their pagination (``page/2/``, which Hugo's own sitemap
+leaves out) is listed with its list's date. Error pages and alias stubs (and
+``page/1/``, a redirect) are left out by the core's rules, as everywhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import posixpath
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..protocol.errors import ConfigError, SitemapkitError
+from ..protocol.hostsettings import HUGO_SETTINGS, base_url_not_set
+from ..protocol.model import Options, Page
+from ..site.dataformats import load_json, load_toml, load_yaml
+from ..site.frontmatter import read_front_matter_document
+
+__all__ = [
+    "CONFIG_NAMES",
+    "GENERATOR_SITEMAPS",
+    "HugoConfig",
+    "is_hugo_config",
+    "options_for",
+    "project_pages",
+    "read_project_config",
+]
+
+#: The configuration files Hugo reads at a project's root, in its order.
+CONFIG_NAMES = tuple(f"{stem}.{ext}" for stem in ("hugo", "config") for ext in ("toml", "yaml", "yml", "json"))
+#: The sitemap Hugo writes at the root (a sitemapindex, for several languages):
+#: replaced by ours.
+GENERATOR_SITEMAPS = ("sitemap.xml",)
+#: No browser code of Hugo's reads the sitemap.
+BROWSER_READS_SITEMAP_XML = False
+#: The content file extensions Hugo builds pages from.
+CONTENT_EXTENSIONS = (
+    ".md",
+    ".markdown",
+    ".mdown",
+    ".html",
+    ".htm",
+    ".org",
+    ".adoc",
+    ".asciidoc",
+    ".pandoc",
+    ".pdc",
+    ".rst",
+)
+# Hugo's default date orders (hugo/resources/page/pagemeta: defaultFrontMatterConfig).
+DEFAULT_DATE_ORDER = ("date", "publishdate", "pubdate", "published", "lastmod", "modified")
+DEFAULT_LASTMOD_ORDER = (":git", "lastmod", "modified", "date", "publishdate", "pubdate", "published")
+DEFAULT_TAXONOMIES = {"tag": "tags", "category": "categories"}
+# A post's date in its file name (Hugo's :filename), as 2024-01-31-title.md.
+_FILENAME_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[-_](.*))?\Z")
+
+
+@dataclasses.dataclass(frozen=True)
+class Language:
+    code: str
+    #: The folders its content is read from: its own contentDir, or the shared one.
+    content_dirs: tuple[Path, ...]
+    #: Its own baseURL (a multihost site), or None.
+    base_url: str | None
+    #: The path below the output folder its pages are published in ("" or "fr/").
+    prefix: str
+
+
+@dataclasses.dataclass(frozen=True)
+class HugoConfig:
+    """The settings of one Hugo project that its sitemap depends on."""
+
+    config_file: Path
+    root: Path
+    base_url: str | None
+    publish_dir: Path
+    content_dir: Path
+    default_language: str
+    languages: tuple[Language, ...]
+    ugly_urls: bool | dict[str, bool]
+    disable_path_to_lower: bool
+    taxonomies: dict[str, str]
+    pagination_path: str
+    enable_git_info: bool
+    timezone: dt.tzinfo
+    date_order: tuple[str, ...]
+    lastmod_order: tuple[str, ...]
+    #: Every language's code (a file named ``a.CODE.md`` is in language CODE).
+    language_codes: tuple[str, ...] = ()
+    #: One language of a multihost site (see :func:`sites`).
+    multihost: bool = False
+    #: What the configuration names that this module cannot read (a theme's or a
+    #: module's own configuration), one line each, for the command to say.
+    unread: tuple[str, ...] = ()
+
+    def setting(self, name: str) -> str:
+        return f"{self.config_file.name}: {name}"
+
+    @property
+    def site_dir(self) -> Path:
+        return self.publish_dir
+
+
+def is_hugo_config(path: Path) -> bool:
+    """Whether ``path`` (as ``--config`` names it) is a Hugo configuration."""
+    return path.is_dir() or path.name.lower() in CONFIG_NAMES
+
+
+def _lower_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(key).lower(): _lower_keys(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_lower_keys(item) for item in value]
+    return value
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as error:
+        raise SitemapkitError(f"--config {str(path)!r}: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise SitemapkitError(f"{path.name}: is not UTF-8 text") from None
+    suffix = path.suffix.lower()
+    if suffix == ".toml":
+        data = load_toml(text, path.name)
+    elif suffix == ".json":
+        data = load_json(text, path.name)
+    else:
+        data = load_yaml(text, path.name)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise SitemapkitError(f"{path.name}: must be a mapping of settings")
+    return _lower_keys(data)
+
+
+def _read_folder(folder: Path) -> dict[str, Any]:
+    """A configuration folder: ``hugo.*``/``config.*`` at the top level, any other
+    ``X.ext`` under the key ``X`` (``languages.toml``, ``params.yaml``)."""
+    settings: dict[str, Any] = {}
+    files = sorted(
+        p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".toml", ".yaml", ".yml", ".json")
+    )
+    for path in files:
+        stem = path.stem.lower()
+        if "." in stem:
+            continue  # menus.en.toml, params.fr.yaml: nothing a sitemap needs
+        data = _load(path)
+        if stem in ("hugo", "config"):
+            settings.update(data)
+        else:
+            settings[stem] = data
+    return settings
+
+
+def read_project_config(path: Path | str) -> HugoConfig:
+    """The settings of ``path``: a Hugo configuration file or folder.
+
+    Raises :class:`SitemapkitError` with one line naming the file and the setting.
+    """
+    path = Path(path)
+    if path.is_dir():
+        folder = path / "_default" if (path / "_default").is_dir() else path
+        settings = _read_folder(folder)
+        # config/_default/ sits in config/, in the project's folder.
+        root = (folder.parent.parent if folder.name == "_default" else folder.parent).resolve()
+        config_file = folder
+    else:
+        settings = _load(path)
+        root = path.resolve().parent
+        config_file = path
+
+    def named(name: str) -> str:
+        return f"{config_file.name}: {name}"
+
+    def text(name: str, default: str | None, table: dict[str, Any] = settings, label: str | None = None) -> str | None:
+        value = table.get(name.lower(), default)
+        if value is None or value == "":
+            return default
+        if not isinstance(value, str):
+            raise SitemapkitError(f"{named(label or name)}: {value!r} must be text")
+        return value
+
+    def flag(name: str, default: bool) -> bool:
+        value = settings.get(name.lower(), default)
+        if not isinstance(value, bool):
+            raise SitemapkitError(f"{named(name)}: {value!r} must be true or false")
+        return value
+
+    content_dir = root / (text("contentDir", "content") or "content")
+    publish_dir = root / (text("publishDir", "public") or "public")
+    default_language = (text("defaultContentLanguage", "en") or "en").lower()
+    in_subdir = flag("defaultContentLanguageInSubdir", False)
+    raw_languages = settings.get("languages") or {}
+    if not isinstance(raw_languages, dict):
+        raise SitemapkitError(f"{named('languages')}: must be a table of languages")
+    if raw_languages and default_language not in raw_languages:
+        raise SitemapkitError(
+            f"{named('defaultContentLanguage')}: {default_language!r} is not one of the languages "
+            f"({', '.join(sorted(raw_languages))})"
+        )
+    codes = sorted(raw_languages or {default_language: {}}, key=lambda code: (_weight(raw_languages.get(code)), code))
+    multihost = any(isinstance(raw_languages.get(code), dict) and raw_languages[code].get("baseurl") for code in codes)
+    languages = []
+    for code in codes:
+        table = raw_languages.get(code) or {}
+        if not isinstance(table, dict):
+            raise SitemapkitError(f"{named(f'languages.{code}')}: must be a table")
+        own_dir = text("contentDir", None, table, f"languages.{code}.contentDir")
+        language_url = text("baseURL", None, table, f"languages.{code}.baseURL")
+        if multihost:
+            # Each host's site is published in its own folder, at its root.
+            prefix = ""
+        elif code != default_language or in_subdir:
+            prefix = code + "/"
+        else:
+            prefix = ""
+        languages.append(
+            Language(
+                code=code,
+                content_dirs=(root / own_dir,) if own_dir else (content_dir,),
+                base_url=language_url,
+                prefix=prefix,
+            )
+        )
+    ugly = settings.get("uglyurls", False)
+    if isinstance(ugly, dict):
+        ugly = {str(section): bool(value) for section, value in ugly.items()}
+    elif not isinstance(ugly, bool):
+        raise SitemapkitError(f"{named('uglyURLs')}: {ugly!r} must be true, false or a table of sections")
+    taxonomies = settings.get("taxonomies", DEFAULT_TAXONOMIES)
+    if not isinstance(taxonomies, dict) or not all(isinstance(v, str) for v in taxonomies.values()):
+        raise SitemapkitError(f"{named('taxonomies')}: must be a table of singular = plural names")
+    pagination = settings.get("pagination") or {}
+    pagination_path = (pagination.get("path") if isinstance(pagination, dict) else None) or settings.get(
+        "paginatepath", "page"
+    )
+    frontmatter = settings.get("frontmatter") or {}
+    if not isinstance(frontmatter, dict):
+        raise SitemapkitError(f"{named('frontmatter')}: must be a table of date orders")
+    zone_name = text("timeZone", None)
+    timezone: dt.tzinfo = dt.timezone.utc
+    if zone_name:
+        import zoneinfo
+
+        try:
+            timezone = zoneinfo.ZoneInfo(zone_name)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise SitemapkitError(f"{named('timeZone')}: {zone_name!r} is not a time zone") from None
+    unread = []
+    theme = settings.get("theme")
+    imports = (settings.get("module") or {}).get("imports") if isinstance(settings.get("module"), dict) else None
+    names = ([theme] if isinstance(theme, str) else list(theme or [])) + [
+        entry.get("path") if isinstance(entry, dict) else entry for entry in (imports or [])
+    ]
+    if names:
+        unread.append(
+            f"{named('theme' if theme else 'module.imports')}: the configuration of {', '.join(map(str, names))} "
+            "is not read (its content mounts, permalinks, taxonomies); pages it adds keep the folder's rules"
+        )
+    if settings.get("permalinks"):
+        unread.append(
+            f"{named('permalinks')}: is not read; the pages it moves keep the folder's rules (dated by their heads)"
+        )
+    return HugoConfig(
+        config_file=config_file,
+        root=root,
+        base_url=text("baseURL", None),
+        publish_dir=publish_dir,
+        content_dir=content_dir,
+        default_language=default_language,
+        languages=tuple(languages),
+        language_codes=tuple(codes),
+        ugly_urls=ugly,
+        disable_path_to_lower=flag("disablePathToLower", False),
+        taxonomies={str(k): v.lower() for k, v in taxonomies.items()},
+        pagination_path=str(pagination_path).strip("/") or "page",
+        enable_git_info=flag("enableGitInfo", False),
+        timezone=timezone,
+        date_order=_order(frontmatter.get("date"), DEFAULT_DATE_ORDER, named("frontmatter.date")),
+        lastmod_order=_order(frontmatter.get("lastmod"), DEFAULT_LASTMOD_ORDER, named("frontmatter.lastmod")),
+        unread=tuple(unread),
+    )
+
+
+def _weight(table: Any) -> int:
+    weight = table.get("weight", 0) if isinstance(table, dict) else 0
+    return weight if isinstance(weight, int) and weight > 0 else 1 << 30
+
+
+def _order(value: Any, default: tuple[str, ...], setting: str) -> tuple[str, ...]:
+    if value is None:
+        return default
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise SitemapkitError(f"{setting}: must be a list of front-matter keys and :git, :fileModTime, :filename")
+    order: list[str] = []
+    for item in value:
+        item = item.lower()
+        order += default if item == ":default" else [item]
+    return tuple(order)
+
+
+def options_for(config: HugoConfig, base_url: str | None, flags: dict[str, Any]) -> Options:
+    """The options of a run: ``baseURL`` (``--base-url`` wins), then the command's flags."""
+    if base_url and config.multihost:
+        raise SitemapkitError(
+            f"--base-url: the languages of {config.config_file.name} have a baseURL each; set those instead"
+        )
+    url = base_url or config.base_url
+    if not url:
+        raise base_url_not_set(config.config_file.name, HUGO_SETTINGS)
+    try:
+        return Options(base_url=url, **flags)
+    except ConfigError as error:
+        if error.option == "base_url" and not base_url:
+            raise SitemapkitError(f"{config.config_file.name}: {HUGO_SETTINGS.message(error)}") from None
+        raise  # a flag's, named as the flag
+
+
+def sites(config: HugoConfig) -> list[tuple[HugoConfig, str]]:
+    """The sites the project publishes, each with its folder below ``publishDir``:
+    one, or with languages of their own ``baseURL`` (Hugo's multihost) one a
+    language, in ``publishDir/LANG``, each its own host's sitemap."""
+    if not any(language.base_url for language in config.languages):
+        return [(config, "")]
+    return [
+        (
+            dataclasses.replace(
+                config,
+                languages=(language,),
+                base_url=language.base_url,
+                publish_dir=config.publish_dir / language.code,
+                multihost=True,
+            ),
+            language.code,
+        )
+        for language in config.languages
+    ]
+
+
+def generator_sitemap_folders(config: HugoConfig) -> tuple[str, ...]:
+    """The language folders where Hugo writes each language's sitemap.xml
+    (listed by its root sitemapindex, which ours replaces)."""
+    if len(config.languages) < 2 or config.multihost:
+        return ()
+    return tuple(language.code for language in config.languages)
+
+
+# ---- pages --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class _Source:
+    """One content file, and the page Hugo makes of it."""
+
+    path: Path
+    language: str
+    #: The page's folder-relative path, lower-cased as Hugo writes it ("posts/a").
+    path_in_site: str
+    #: "page", or "list" (an _index: home, section, taxonomy or term).
+    kind: str
+    meta: dict[str, Any]
+    translation_key: str
+    #: Its place in the content tree, as in the content folder ("posts/a").
+    logical: str = ""
+    #: Whether Hugo's date orders give it a date of its own (else a list page
+    #: takes its pages' newest).
+    dated: bool = True
+    #: The built file this source should be (relative to the output folder).
+    outputs: tuple[str, ...] = ()
+
+
+def project_pages(config: HugoConfig, built: Iterable[Page], site_dir: Path) -> list[Page]:
+    """Each built page of ``site_dir`` with its source, date rule, members and listing."""
+    for language in config.languages:
+        for folder in language.content_dirs:
+            if not folder.is_dir():
+                raise SitemapkitError(
+                    f"{config.setting('contentDir' if folder == config.content_dir else f'languages.{language.code}.contentDir')}: "
+                    f"{str(folder)!r} is not a folder"
+                )
+    found = {Path(page.output).relative_to(site_dir).as_posix(): page for page in built}  # type: ignore[arg-type]
+    sources = _content_sources(config)
+    by_output: dict[str, _Source] = {}
+    for source in sources:
+        for output in source.outputs:
+            if output in found:
+                by_output.setdefault(output, source)
+                break
+    prefixes = sorted({language.prefix for language in config.languages if language.prefix}, key=len, reverse=True)
+    pages: dict[str, Page] = {}
+    for relative, page in found.items():
+        mapped = by_output.get(relative)
+        in_language = next((relative[len(p) :] for p in prefixes if relative.startswith(p)), relative)
+        if _is_ugly(config, in_language.split("/", 1)[0] if "/" in in_language else "") and not (
+            mapped is not None and mapped.meta.get("url")
+        ):
+            # With uglyURLs every page Hugo writes is served at its file's name,
+            # lists too (posts/index.html): the URL its permalinks and sitemap give.
+            page = dataclasses.replace(page, loc=Page.from_path(relative).loc)
+        pages[relative] = page if mapped is None else _sourced_page(config, page, mapped)
+    _date_lists(config, pages, found, by_output)
+    return list(pages.values())
+
+
+def _content_sources(config: HugoConfig) -> list[_Source]:
+    codes = set(config.language_codes)
+    prefix_of = {language.code: language.prefix for language in config.languages}
+    folders: dict[Path, str | None] = {}
+    for each in config.languages:
+        for folder in each.content_dirs:
+            # The shared folder's files without a language in their name are the
+            # default language's; a language's own folder's are its own.
+            own = folder != config.content_dir
+            folders.setdefault(folder, each.code if own else None)
+    sources: list[_Source] = []
+    for folder, folder_language in folders.items():
+        files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in CONTENT_EXTENSIONS)
+        named = []
+        for path in files:
+            relative = path.relative_to(folder).as_posix()
+            directory, name = posixpath.split(relative)
+            stem, language = _name_language(name.rsplit(".", 1)[0], folder_language or config.default_language, codes)
+            named.append((path, directory, stem, language))
+        leaf_bundles = {directory for _, directory, stem, _ in named if stem == "index"}
+        for path, directory, stem, language in named:
+            if any(directory == b or directory.startswith(b + "/") for b in leaf_bundles if b) and stem != "index":
+                continue  # a resource of a leaf bundle, not a page
+            if "" in leaf_bundles and stem != "index":
+                continue
+            if language not in prefix_of:
+                continue  # another host's language (multihost): another site
+            meta = _lower_keys(read_front_matter_document(path, _shown(config, path)))
+            kind = "list" if stem == "_index" else "page"
+            if stem in ("_index", "index"):
+                logical = directory
+            else:
+                logical = posixpath.join(directory, stem)
+            key = meta.get("translationkey")
+            source = _Source(
+                path=path,
+                language=language,
+                path_in_site="",
+                kind=kind,
+                meta=meta,
+                translation_key=str(key) if key else f"{kind}:{logical}",
+                logical=logical,
+            )
+            source.path_in_site, source.outputs = _outputs(config, source, logical, prefix_of[language])
+            sources.append(source)
+    return sources
+
+
+def _name_language(stem: str, language: str, codes: set[str]) -> tuple[str, str]:
+    """A content file's name without its language (``first.de`` -> ``first``, ``de``)."""
+    name, _, code = stem.rpartition(".")
+    if name and code.lower() in codes:
+        return name, code.lower()
+    return stem, language
+
+
+def _shown(config: HugoConfig, path: Path) -> str:
+    try:
+        return path.relative_to(config.root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _lower(config: HugoConfig, path: str) -> str:
+    return path if config.disable_path_to_lower else path.lower()
+
+
+def _is_ugly(config: HugoConfig, section: str) -> bool:
+    if isinstance(config.ugly_urls, dict):
+        return config.ugly_urls.get(section, False)
+    return config.ugly_urls
+
+
+def _outputs(config: HugoConfig, source: _Source, logical: str, prefix: str) -> tuple[str, tuple[str, ...]]:
+    """The page's path in the site (with its language, without its file name) and
+    the file names Hugo may write it as."""
+    url = source.meta.get("url")
+    if isinstance(url, str) and url.strip():
+        # Hugo takes url as written, below the site (no language folder added).
+        path = url.strip().lstrip("/")
+        if path.endswith(".html"):
+            return path, (path,)
+        path = path.rstrip("/")
+        return path, ((path + "/index.html") if path else "index.html",)
+    if source.kind == "list":
+        path = prefix + _lower(config, logical)
+        path = path.rstrip("/")
+        return path, ((path + "/index.html") if path else "index.html",)
+    directory, name = posixpath.split(logical)
+    slug = source.meta.get("slug")
+    dated_name = _FILENAME_DATE.match(name)
+    if isinstance(slug, str) and slug.strip():
+        name = slug.strip()
+    elif dated_name and dated_name.group(2) and ":filename" in config.date_order + config.lastmod_order:
+        # Hugo's :filename takes the date off the name, and the rest is the slug.
+        name = dated_name.group(2)
+    path = prefix + _lower(config, posixpath.join(directory, name).replace(" ", "-"))
+    section = logical.split("/", 1)[0] if "/" in logical else ""
+    if _is_ugly(config, section):
+        return path, (path + ".html", path + "/index.html")
+    return path, (path + "/index.html", path + ".html")
+
+
+def _sourced_page(config: HugoConfig, page: Page, source: _Source) -> Page:
+    meta = source.meta
+    sitemap = meta.get("sitemap")
+    listed = not (isinstance(sitemap, dict) and sitemap.get("disable") is True)
+    reason = page.exclude_reason
+    if meta.get("draft") is True and reason is None:
+        reason = "draft"  # built with --buildDrafts: never what Hugo's sitemap lists
+    lastmod, use_source, source.dated = _hugo_lastmod(config, source)
+    return dataclasses.replace(
+        page,
+        lastmod=lastmod,
+        source=source.path if use_source else None,
+        listed=listed,
+        exclude_reason=reason,
+        hreflang=source.language if len(config.languages) > 1 else page.hreflang,
+        translation_key=source.translation_key if len(config.languages) > 1 else page.translation_key,
+    )
+
+
+def _hugo_lastmod(config: HugoConfig, source: _Source) -> tuple[Any, bool, bool]:
+    """The page's lastmod by Hugo's ``[frontmatter] lastmod`` order, then its
+    ``date`` order, as ``(value, whether the core dates the source, whether Hugo
+    dates the page)``: a front-matter, file-name or file-time date is the value;
+    where git dates it (``:git`` with ``enableGitInfo``) the core dates the
+    source, with its file time where git cannot."""
+    for order in (config.lastmod_order, config.date_order):
+        for key in order:
+            if key == ":git":
+                if config.enable_git_info:
+                    return None, True, True
+            elif key == ":filemodtime":
+                stamp = source.path.stat().st_mtime
+                return dt.datetime.fromtimestamp(stamp, dt.timezone.utc), False, True
+            elif key == ":filename":
+                found = _FILENAME_DATE.match(source.path.stem)
+                if found:
+                    return dt.date.fromisoformat(found.group(1)), False, True
+            else:
+                value = source.meta.get(key)
+                if value not in (None, ""):
+                    return _zoned(value, config.timezone), False, True
+    # Hugo leaves it undated; the core's rule (git, then the file time) dates it,
+    # and a list page by its pages too.
+    return None, True, False
+
+
+def _zoned(value: Any, zone: dt.tzinfo) -> Any:
+    """A front-matter date without an offset, in ``timeZone`` (UTC by default), as Hugo reads it."""
+    if isinstance(value, dt.datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=zone)
+    return value
+
+
+def _date_lists(
+    config: HugoConfig, pages: dict[str, Page], found: dict[str, Page], by_output: dict[str, _Source]
+) -> None:
+    """Give each list page Hugo dates by what it lists (no date of its own) those
+    pages as members, and each pagination page what dates its list."""
+    loc_of = {id(source): pages[relative].loc for relative, source in by_output.items()}
+    lists: dict[str, set[str]] = {}  # relative output -> members' locs
+    for language in config.languages:
+        built = [s for s in by_output.values() if s.language == language.code]
+        lists.update(_section_members(config, language.prefix, built, loc_of))
+        lists.update(_taxonomy_members(config, language.prefix, built, loc_of))
+    for relative, members in lists.items():
+        undated_by_hugo = relative not in by_output or not by_output[relative].dated
+        if members and relative in found and undated_by_hugo:
+            # A list's own _index.md (undated by Hugo) still counts, through its
+            # source; one without is no file of its own (its built page is the build's).
+            own = by_output[relative].path if relative in by_output else None
+            pages[relative] = dataclasses.replace(pages[relative], members=tuple(sorted(members)), source=own)
+    # Pagination: page/N/ of a list takes what dates the list.
+    pager = re.compile(rf"(?:(?P<list>.*)/)?{re.escape(config.pagination_path)}/(?P<n>\d+)(?:/index)?\.html\Z")
+    for relative, page in found.items():
+        match = pager.match(relative)
+        if not match or relative in by_output:
+            continue
+        owner = match.group("list")
+        for candidate in [f"{owner}/index.html", f"{owner}.html"] if owner else ["index.html"]:
+            if candidate in found:
+                head = pages[candidate]
+                pages[relative] = dataclasses.replace(
+                    page, lastmod=head.lastmod, source=head.source, members=head.members
+                )
+                break
+
+
+def _section_members(
+    config: HugoConfig, prefix: str, built: list[_Source], loc_of: dict[int, str]
+) -> dict[str, set[str]]:
+    """The home and section pages of one language (by their output) -> the locs
+    whose newest date is theirs: a section's pages, and its subsections (a
+    subsection Hugo dates by its own _index.md counts by it, any other by what it
+    holds in turn)."""
+    taxonomy_folders = set(config.taxonomies.values())
+    lists_here = {s.logical: s for s in built if s.kind == "list" and s.logical.split("/")[0] not in taxonomy_folders}
+    # Sections: the home (""), each top-level folder of a page, each folder with
+    # an _index.md (Hugo: a nested folder is a section only with one).
+    nodes = {""} | set(lists_here)
+    nodes |= {s.logical.split("/", 1)[0] for s in built if s.kind == "page" and "/" in s.logical}
+    nodes = {node for node in nodes if node.split("/")[0] not in taxonomy_folders}
+
+    def section_of(folder: str) -> str:
+        while folder and folder not in nodes:
+            folder = posixpath.dirname(folder)
+        return folder
+
+    pages_in: dict[str, set[str]] = {node: set() for node in nodes}
+    subsections: dict[str, list[str]] = {node: [] for node in nodes}
+    for source in built:
+        if source.kind == "page":
+            pages_in[section_of(posixpath.dirname(source.logical))].add(loc_of[id(source)])
+    for node in nodes:
+        if node:
+            subsections[section_of(posixpath.dirname(node))].append(node)
+
+    def dated_by(node: str) -> set[str]:
+        own = lists_here.get(node)
+        if own is not None and own.dated:
+            return {loc_of[id(own)]}
+        out = set(pages_in[node]) | ({loc_of[id(own)]} if own is not None else set())
+        for child in subsections[node]:
+            out |= dated_by(child)
+        return out
+
+    members: dict[str, set[str]] = {}
+    for node in nodes:
+        path = prefix + _lower(config, node) if node else prefix.rstrip("/")
+        relative = (path + "/index.html") if path else "index.html"
+        members[relative] = set(pages_in[node]).union(*(dated_by(child) for child in subsections[node]))
+    return members
+
+
+def _taxonomy_members(
+    config: HugoConfig, prefix: str, built: list[_Source], loc_of: dict[int, str]
+) -> dict[str, set[str]]:
+    """The taxonomy and term pages of one language (by their output) -> the
+    locs of the pages they list."""
+    members: dict[str, set[str]] = {}
+    for plural in config.taxonomies.values():
+        every: set[str] = set()
+        for source in built:
+            values = source.meta.get(plural)
+            for value in [values] if isinstance(values, str) else values if isinstance(values, list) else []:
+                term = f"{prefix}{plural}/{_urlize(config, str(value))}"
+                for relative in (term + "/index.html", term + ".html"):
+                    members.setdefault(relative, set()).add(loc_of[id(source)])
+                every.add(loc_of[id(source)])
+        members[f"{prefix}{plural}/index.html"] = every
+    return members
+
+
+def _urlize(config: HugoConfig, term: str) -> str:
+    """A term's path segment, as Hugo's urlize writes it."""
+    term = re.sub(r"\s+", "-", term.strip())
+    return term if config.disable_path_to_lower else term.lower()

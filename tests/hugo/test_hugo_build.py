@@ -1,0 +1,251 @@
+"""``sitemapkit build --config hugo.toml`` on a multilingual site built by the real
+Hugo with ``enableGitInfo``: the URLs of Hugo's own sitemap, the dates Hugo gives
+them, and the pagination Hugo's sitemap leaves out (fixtures/hugo)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import assert_valid, git, run_sitemapkit, sitemap_entries
+from hugo.conftest import FIRST_COMMIT, hugo_sitemap, run_hugo
+from sitemapkit.protocol.dates import lastmod_instant
+
+BASE = "https://example.org/"
+PAGER = re.compile(r"(.*/)?page/\d+/(?:index\.html)?\Z")
+
+
+def build_both(root: Path, *config: str, hugo_args: tuple[str, ...] = ()) -> tuple[dict, dict, str]:
+    """Hugo's sitemap, then ours (``sitemapkit build --config ...``) of the same
+    build: URL -> lastmod of each, and what ours said on stderr."""
+    run_hugo(root, *hugo_args)
+    theirs = hugo_sitemap(root / "public")
+    done = run_sitemapkit("build", "--config", *(config or ("hugo.toml",)), cwd=root)
+    assert done.returncode == 0, done.stderr
+    ours = {loc: entry["lastmod"] for loc, entry in sitemap_entries(root / "public").items()}
+    return theirs, ours, done.stderr
+
+
+def instant(value):
+    return None if value is None else lastmod_instant(value)
+
+
+def assert_as_hugo(theirs: dict, ours: dict, base: str = BASE, paginated: bool = True) -> None:
+    """The same URLs as Hugo's sitemap, and its pagination; the same date on every
+    URL Hugo dates; a pagination page with its list's date."""
+    pagination = {loc for loc in ours if PAGER.match(loc[len(base) :])}
+    assert bool(pagination) == paginated, "the fixture's English pages paginate"
+    assert set(ours) - pagination == set(theirs)
+    assert {loc: instant(ours[loc]) for loc, date in theirs.items() if date} == {
+        loc: instant(date) for loc, date in theirs.items() if date
+    }
+    for loc in pagination:
+        owner = PAGER.match(loc[len(base) :]).group(1) or ""
+        list_loc = base + owner if base + owner in ours else base + owner + "index.html"
+        assert ours[loc] == ours[list_loc], loc
+
+
+def test_same_urls_and_dates_as_hugos_sitemap(project):
+    theirs, ours, err = build_both(project)
+    assert err == ""
+    assert_as_hugo(theirs, ours)
+    # What the fixture shows, spelled out (the commit of each file is a day after the last):
+    # a section with an _index.md has its own date, not its newest page's.
+    assert instant(ours[BASE + "posts/"]) == instant(theirs[BASE + "posts/"]) < instant(ours[BASE + "posts/first/"])
+    # Sections without a source (de/posts/, notes/), taxonomies and terms: their newest page.
+    assert ours[BASE + "notes/"] == ours[BASE + "notes/second-note/"]
+    assert ours[BASE + "de/posts/"] == ours[BASE + "de/posts/first/"]
+    assert ours[BASE + "tags/"] == ours[BASE + "posts/second/"]
+    # The French pages, from their own contentDir, are dated by it.
+    assert ours[BASE + "fr/posts/autre/"] is not None
+    # Pages Hugo does not list: a draft (not built), sitemap.disable, the alias stub, 404s.
+    for path in ("posts/draft/", "posts/hidden/", "old-first/", "404.html", "en/", "posts/page/1/"):
+        assert BASE + path not in ours
+    # Hugo's language sitemaps are replaced by the one sitemap.
+    assert not (project / "public" / "fr" / "sitemap.xml").exists()
+    assert_valid(project / "public" / "sitemap.xml")
+
+
+def test_no_page_undated_that_hugo_dates(project):
+    theirs, ours, _ = build_both(project)
+    assert [loc for loc, date in theirs.items() if date and not ours[loc]] == []
+    # Hugo dates no taxonomy without terms; neither can we.
+    assert theirs[BASE + "de/categories/"] is None and ours[BASE + "de/categories/"] is None
+
+
+def _prepend(config: Path, text: str) -> None:
+    """Set the top-level settings ``text`` (``key = value`` lines) in ``config``."""
+    body = config.read_text()
+    for line in text.splitlines():
+        body = re.sub(rf"(?m)^{re.escape(line.split(' = ')[0])} = .*\n", "", body)
+    config.write_text(text + body)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        "uglyURLs = true\n",
+        "defaultContentLanguageInSubdir = true\ndisablePathToLower = true\n",
+        # Git first or last: front matter's lastmod wins on posts/second.md.
+        '[frontmatter]\nlastmod = ["lastmod", ":git"]\n',
+        # Without git info Hugo dates only the pages with front-matter dates.
+        "enableGitInfo = false\n",
+    ],
+    ids=["uglyURLs", "subdir-and-case", "frontmatter-order", "no-git-info"],
+)
+def test_settings_as_hugo_reads_them(project, settings):
+    config = project / "hugo.toml"
+    if settings.startswith("["):
+        config.write_text(config.read_text() + settings)
+    else:
+        _prepend(config, settings)
+    theirs, ours, _ = build_both(project)
+    if "subdir" in settings:
+        base_pages = {loc for loc in ours if not PAGER.match(loc[len(BASE) :])}
+        assert BASE + "en/posts/Third-Post/" in base_pages
+        pagination = {loc for loc in ours if PAGER.match(loc[len(BASE) :])}
+        assert base_pages == set(theirs) and pagination
+    elif "enableGitInfo" in settings:
+        # Hugo dates each page by its front matter only, and a list by the newest
+        # page it dates so: the same dates where a page has its own, and never an
+        # older one on a list, where ours knows the pages' git dates too.
+        pagination = {loc for loc in ours if PAGER.match(loc[len(BASE) :])}
+        assert set(ours) - pagination == set(theirs)
+        for loc, date in theirs.items():
+            if date is not None:
+                assert instant(ours[loc]) >= instant(date), loc
+        assert instant(ours[BASE + "posts/second/"]) == instant(theirs[BASE + "posts/second/"])
+        assert instant(ours[BASE + "posts/"]) > instant(theirs[BASE + "posts/"])
+    else:
+        assert_as_hugo(theirs, ours)
+    if "uglyURLs" in settings:
+        assert BASE + "posts/first.html" in ours and BASE + "tags/alpha.html" in ours
+    if "frontmatter" in settings:
+        assert instant(ours[BASE + "posts/second/"]) == instant("2019-03-04T10:00:00Z")
+    if "enableGitInfo" in settings:
+        # Where Hugo has no date, ours is the git date of the source.
+        undated = [loc for loc, date in theirs.items() if date is None]
+        assert BASE + "notes/one/" in undated
+        assert ours[BASE + "notes/one/"] is not None
+
+
+def test_file_mod_time_order(project):
+    config = project / "hugo.toml"
+    config.write_text(config.read_text() + '[frontmatter]\nlastmod = [":fileModTime"]\n')
+    import os
+
+    for day, path in enumerate(sorted((project / "content").rglob("*.md"))):
+        stamp = 1_600_000_000 + day * 86_400 + day * 7
+        os.utime(path, (stamp, stamp))
+    theirs, ours, _ = build_both(project)
+    assert_as_hugo(theirs, ours)
+    assert instant(ours[BASE + "about-us/"]) is not None
+
+
+def test_file_name_dates(project):
+    """[frontmatter] date = [":filename", ...]: a file named 2020-02-03-dated.md is
+    dated so and published as dated/, as Hugo does."""
+    config = project / "hugo.toml"
+    config.write_text(
+        config.read_text() + '[frontmatter]\ndate = [":filename", ":default"]\nlastmod = ["lastmod", ":git", "date"]\n'
+    )
+    (project / "content" / "notes" / "2020-02-03-dated.md").write_text("---\ntitle: Dated\n---\nBy its name.\n")
+    # Committed: Hugo dates an uncommitted file by the next key of the order, ours
+    # by its file time (it is being changed now).
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "dated", when=FIRST_COMMIT - dt.timedelta(days=400))
+    theirs, ours, _ = build_both(project)
+    assert_as_hugo(theirs, ours)
+    assert BASE + "notes/dated/" in ours
+
+
+@pytest.mark.parametrize("form", ["hugo.yaml", "hugo.json", "config.toml", "config/_default"])
+def test_config_forms(project, form):
+    from sitemapkit.site.dataformats import load_toml
+
+    settings = load_toml((project / "hugo.toml").read_text(), "hugo.toml")
+    (project / "hugo.toml").unlink()
+    if form == "hugo.yaml":
+        (project / form).write_text(yaml.safe_dump(settings))
+    elif form == "hugo.json":
+        (project / form).write_text(json.dumps(settings))
+    elif form == "config.toml":
+        shutil.copy(Path(__file__).parents[2] / "fixtures" / "hugo" / "hugo.toml", project / form)
+    else:
+        folder = project / form
+        folder.mkdir(parents=True)
+        languages = settings.pop("languages")
+        (folder / "hugo.yaml").write_text(yaml.safe_dump(settings))
+        (folder / "languages.json").write_text(json.dumps(languages))
+    theirs, ours, _ = build_both(project, form)
+    assert_as_hugo(theirs, ours)
+
+
+def test_drafts_built_are_left_out(project):
+    run_hugo(project, "--buildDrafts")
+    done = run_sitemapkit("build", "--config", "hugo.toml", "--verbose", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "excluded (draft): https://example.org/posts/draft/" in done.stdout
+
+
+def test_a_theme_is_named_not_guessed(project):
+    run_hugo(project)
+    _prepend(project / "hugo.toml", 'theme = "ananke"\n')
+    done = run_sitemapkit("build", "--config", "hugo.toml", cwd=project)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and "theme" in lines[0] and "ananke" in lines[0] and "is not read" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ('baseURL = "ftp://example.org/"\n', "hugo.toml: baseURL: 'ftp://example.org/' is not an absolute http(s) URL"),
+        ('contentDir = "nowhere"\n', "hugo.toml: contentDir: "),
+        ('defaultContentLanguage = "es"\n', "hugo.toml: defaultContentLanguage: 'es' is not one of the languages"),
+        ("uglyURLs = 3\n", "hugo.toml: uglyURLs: 3 must be true"),
+    ],
+)
+def test_bad_settings_are_one_line(project, settings, message):
+    run_hugo(project)
+    config = project / "hugo.toml"
+    _prepend(config, settings)
+    done = run_sitemapkit("build", "--config", "hugo.toml", cwd=project)
+    assert done.returncode == 2
+    assert done.stderr.startswith("sitemapkit: error: " + message), done.stderr
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_bad_front_matter_is_one_line(project):
+    run_hugo(project)
+    (project / "content" / "notes" / "one.md").write_text("---\ntitle: [unclosed\n---\n")
+    done = run_sitemapkit("build", "--config", "hugo.toml", cwd=project)
+    assert done.returncode == 2
+    assert done.stderr.startswith("sitemapkit: error: content/notes/one.md: front matter"), done.stderr
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_languages_with_their_own_base_url(project):
+    """Hugo's multihost: each language is a site of its own in public/LANG, with
+    its own sitemap; so is ours."""
+    config = project / "hugo.toml"
+    hosts = {"en": "https://en.example.org/", "de": "https://example.de/", "fr": "https://example.fr/blog/"}
+    text = config.read_text()
+    for code, url in hosts.items():
+        text = text.replace(f"[languages.{code}]\n", f'[languages.{code}]\nbaseURL = "{url}"\n')
+    config.write_text(text)
+    run_hugo(project)
+    theirs = {code: hugo_sitemap(project / "public" / code) for code in hosts}
+    done = run_sitemapkit("build", "--config", "hugo.toml", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert [line.split(":")[1] for line in done.stdout.splitlines()] == [" en/", " de/", " fr/"]
+    for code, url in hosts.items():
+        ours = {loc: entry["lastmod"] for loc, entry in sitemap_entries(project / "public" / code).items()}
+        assert_as_hugo(theirs[code], ours, url, paginated=code == "en")
+    assert not (project / "public" / "sitemap.xml").exists()
