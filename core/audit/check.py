@@ -23,14 +23,20 @@ import zlib
 from pathlib import Path
 from typing import Protocol
 
-from ..protocol.limits import MAX_BYTES_CEILING, MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
+from ..protocol.limits import (
+    MAX_BYTES_CEILING,
+    MAX_IMAGES_PER_URL,
+    MAX_LOC_LENGTH,
+    MAX_SITEMAPS_PER_INDEX,
+    MAX_URLS_PER_SITEMAP,
+)
 from ..protocol.model import CHANGEFREQ_VALUES
 from ..protocol.dates import W3C_DATETIME, lastmod_instant, parse_lastmod
-from ..protocol.encoder import SITEMAP_NS
+from ..protocol.encoder import IMAGE_NS, SITEMAP_NS
 from ..protocol.errors import OutputError, SitemapkitError
 from ..protocol.robots import decode_robots_txt, sitemap_line_url
 from ..protocol.robotsrules import LINE_BREAK
-from ..protocol.urls import HTML_SUFFIXES, Scope, comparable_url, encode_url, files_serving, is_uri
+from ..protocol.urls import HTML_SUFFIXES, Scope, comparable_url, encode_url, files_serving, is_uri, is_web_url
 
 _URL_CHILDREN = ("loc", "lastmod", "changefreq", "priority")
 # Compressed bytes read at a time; what they inflate to is capped separately.
@@ -111,6 +117,7 @@ class CheckResult:
     problems: list[Problem] = dataclasses.field(default_factory=list)
     files: list[str] = dataclasses.field(default_factory=list)
     urls: int = 0
+    images: int = 0
     findings: list[Finding] = dataclasses.field(default_factory=list)
     #: The URLs the sitemaps list that a file of the site serves, for the audit.
     listed: list[Listed] = dataclasses.field(default_factory=list)
@@ -135,7 +142,8 @@ class CheckResult:
                 f"; findings: {errors} error{'s' if errors != 1 else ''}, "
                 f"{warnings} warning{'s' if warnings != 1 else ''}"
             )
-        return f"sitemapkit check: {self.urls:,} URLs in {len(self.files)} file{'s' if len(self.files) != 1 else ''}; {verdict}"
+        images = f", {self.images:,} image{'s' if self.images != 1 else ''}" if self.images else ""
+        return f"sitemapkit check: {self.urls:,} URLs{images} in {len(self.files)} file{'s' if len(self.files) != 1 else ''}; {verdict}"
 
     def to_json(self) -> str:
         """The problems and findings, for CI."""
@@ -383,6 +391,9 @@ class Entry:
     fields: list[tuple[str, str, int]] = dataclasses.field(default_factory=list)
     #: False when the file ended (not well-formed) inside it.
     complete: bool = False
+    #: Its ``<image:image>`` elements (Google's image extension): the stripped
+    #: text of each one's ``<image:loc>`` (None without one) and its line.
+    images: list[tuple[str | None, int]] = dataclasses.field(default_factory=list)
 
     def field(self, name: str) -> str | None:
         """The text of the first child called ``name``, or None."""
@@ -420,6 +431,8 @@ def parse_sitemap(raw: bytes) -> ParsedSitemap:
             parsed.root, parsed.root_namespace, parsed.root_line = local, ns, parser.CurrentLineNumber
         elif depth == 1:
             parsed.entries.append(Entry(parser.CurrentLineNumber, ns, local))
+        elif depth == 2 and ns == IMAGE_NS and local == "image":
+            parsed.entries[-1].images.append((None, parser.CurrentLineNumber))
         depth += 1
         text = []
 
@@ -429,6 +442,10 @@ def parse_sitemap(raw: bytes) -> ParsedSitemap:
         ns, _, local = tag.rpartition(" ")
         if depth == 2 and ns == SITEMAP_NS:
             parsed.entries[-1].fields.append((local, "".join(text).strip(), parser.CurrentLineNumber))
+        elif depth == 3 and ns == IMAGE_NS and local == "loc" and parsed.entries[-1].images:
+            images = parsed.entries[-1].images
+            if images[-1][0] is None:  # the first <image:loc> of the image counts
+                images[-1] = ("".join(text).strip(), images[-1][1])
         elif depth == 1:
             parsed.entries[-1].complete = True
 
@@ -532,6 +549,9 @@ def _check_file(site: SiteFolder, name: str, scope: Scope, max_bytes: int, resul
                 problem(line, f"changefreq {text!r} is not one of {', '.join(CHANGEFREQ_VALUES)}")
             elif local == "priority" and not _is_priority(text):
                 problem(line, f"priority {text!r} is not a number from 0.0 to 1.0")
+        if entry.images:
+            _check_images(entry, problem, scope, site)
+            result.images += len(entry.images)
         if not entry.complete:
             continue
         own = [local for local, _, _ in entry.fields]
@@ -553,6 +573,46 @@ def _check_file(site: SiteFolder, name: str, scope: Scope, max_bytes: int, resul
     if parsed.root == "urlset":
         result.urls += count
     return children
+
+
+def _check_images(entry: Entry, problem, scope: Scope, site: SiteFolder) -> None:
+    """Google's image extension (sitemap-image.xsd): each <image:image> holds one
+    <image:loc>, an absolute URL; at most MAX_IMAGES_PER_URL a <url>; listing an
+    image twice on a page says nothing more. An image below the base folder must
+    be a file the site has."""
+    if len(entry.images) > MAX_IMAGES_PER_URL:
+        problem(entry.line, f"{len(entry.images):,} images; the limit is {MAX_IMAGES_PER_URL:,} for each <url>")
+    seen: set[str] = set()
+    for text, line in entry.images:
+        if text is None:
+            problem(line, "<image:image> without an <image:loc>")
+            continue
+        if not is_uri(text):
+            problem(
+                line, f"image {text!r} is not percent-encoded (spaces, non-ASCII or other characters RFC 3986 forbids)"
+            )
+            continue
+        if not is_web_url(text):
+            problem(line, f"image {text!r} is not an absolute http(s) URL")
+            continue
+        if text in seen:
+            problem(line, f"image {text} is listed twice for one page")
+            continue
+        seen.add(text)
+        try:
+            normal = encode_url(text)
+        except ValueError:
+            problem(line, f"image {text!r} is not an absolute URL")
+            continue
+        if not normal.startswith(scope.prefix):
+            continue  # another host or folder (a CDN): not this site folder's to serve
+        below = scope.file_below(text)
+        if below is None:
+            problem(line, f"image {text} leads outside the site folder (a '..' path segment)")
+            continue
+        found, why_not = site.file(below)
+        if found is None:
+            problem(line, f"image {text} {why_not}")
 
 
 def _is_priority(text: str) -> bool:

@@ -425,7 +425,8 @@ def parser() -> argparse.ArgumentParser:
     gen = sub.add_parser(
         "generate",
         help="write sitemaps from a URL<TAB>LASTMOD list",
-        description="Stream URLS.tsv (one URL a line, optionally a tab and a W3C date) into "
+        description="Stream URLS.tsv (one URL a line, optionally a tab and a W3C date, then "
+        "optionally more tabs, each followed by an image URL; the date may be empty) into "
         "sitemaps and an index in DIR. The input should be sorted by URL.",
     )
     gen.add_argument("--input", required=True, metavar="URLS.tsv", help="the list ('-' for standard input)")

@@ -45,6 +45,8 @@ from ..protocol.encoder import (
     EntryWriter,
     ShardPlanner,
     encode_entries,
+    image_elements,
+    image_host,
     loc_hash,
 )
 from ..protocol.dates import moment_of_timestamp
@@ -56,7 +58,7 @@ from ..publish import publication as publish
 from ..site.folder import file_prefix, folder_page, page_file, walk_pages
 from ..site.htmlcheck import HeadFacts
 from ..site.lastmod import file_times_notice, git_installed, git_leaves_to_file_times, one_batch, trusted_file_time
-from .pages import build_pages, write_sitemaps
+from .pages import allowed_images, build_pages, chrome_images, write_sitemaps
 from .selection import NOTHING_SAID, HeadVerdict, broken_canonicals_notice, build_context, select_page
 from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, Workers, pool_pays
 
@@ -81,6 +83,10 @@ class _CheckedPages:
         "too_old_count",
         "alternates",
         "broken",
+        "image_pages",
+        "images_shown",
+        "images_cut",
+        "images_unwritten",
         "verdicts",
     )
 
@@ -105,6 +111,15 @@ class _CheckedPages:
         #: Canonical links naming a page the site does not have, each with the
         #: loc its page was given.
         self.broken: list[tuple[str, str]] = []
+        #: On how many listed pages each image (an absolute URL) is shown, in
+        #: their content or around it, and how many listed pages were read: the
+        #: site's chrome is told from them.
+        self.image_pages: dict[str, int] = {}
+        self.images_shown = 0
+        #: Pages with more images than one entry lists.
+        self.images_cut: list[str] = []
+        #: Images of pages written in the text form, which has none.
+        self.images_unwritten = 0
         #: What the heads that said something said (see select_page), each with
         #: its page's walk position: build_pages' input where it is needed.
         self.verdicts: list[tuple[int, HeadVerdict]] = []
@@ -138,6 +153,11 @@ class _CheckedPages:
         self.too_old_count += chunk.too_old_count
         self.alternates = self.alternates or chunk.alternates
         self.broken += chunk.broken
+        for element, count in chunk.image_pages.items():
+            self.image_pages[element] = self.image_pages.get(element, 0) + count
+        self.images_shown += chunk.images_shown
+        self.images_cut += chunk.images_cut
+        self.images_unwritten += chunk.images_unwritten
         self.verdicts += chunk.verdicts
         self.trim()
 
@@ -213,9 +233,11 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
             continue
         # build_pages' order: a date the head declares, else the file time.
         declared = facts.declared_date() if dated and facts is not None else None
-        if declared is not None:
-            lastmod, stamp = declared, None
-            page = Page(page.loc, lastmod=declared, source=path, output=path)
+        images = allowed_images(facts.images, scope, rules) if facts is not None and facts.images else ()
+        if declared is not None or images:
+            if declared is not None:
+                lastmod, stamp = declared, None
+            page = Page(page.loc, lastmod=lastmod, source=path, output=path, images=images)
         # Each page on its own: duplicates are found across chunks, below.
         writer.previous = None
         entry = writer.entry(page)
@@ -224,12 +246,24 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
         if not planner.fits_alone(entry):
             result.excluded.append(Excluded(page.loc, "too long"))
             continue
-        by_file_time = b"\1" if stamp is not None and lastmod is not None else b"\0"
+        if options.images:
+            found.images_shown += 1
+            if facts is not None:
+                for image in {*facts.images, *facts.outside_images}:
+                    found.image_pages[image] = found.image_pages.get(image, 0) + 1
+        # Bit 1: dated by its file time; bit 2: it shows images it does not place
+        # in a content element (the chrome is looked for among them).
+        flags = 1 if stamp is not None and lastmod is not None else 0
+        if images and facts is not None and facts.uncertain_images:
+            flags |= 2
+        by_file_time = bytes([flags])
         order = position.to_bytes(_ORDER_BYTES, "big")
         found.listed.append(loc.encode("ascii") + b"\0" + order + by_file_time + entry)
         if stamp is not None:
             found.dated(name, stamp, trusted_file_time(stamp))
     found.excluded = report.excluded + result.excluded
+    found.images_cut = result.images_cut
+    found.images_unwritten = result.images_unwritten
     return found.trim()
 
 
@@ -378,7 +412,17 @@ def _build_folder(
     # Taken from the end, each page's bytes freed once its entry is encoded.
     listed.reverse()
 
-    def entries() -> Iterator[tuple[bytes, str, int, bool]]:
+    # Images on most pages are the site's chrome: taken out of the entries made
+    # in the workers, which saw a chunk each.
+    writer = EntryWriter(options, scope, EncodeResult())
+    chrome = {writer.image_element(image) for image in chrome_images(found.image_pages, found.images_shown)}
+    found.image_pages = {}
+    hosts: dict[str, int] = {}
+
+    def entries(result: EncodeResult) -> Iterator[tuple[bytes, str, int, bool]]:
+        result.images_cut += found.images_cut
+        result.images_unwritten += found.images_unwritten
+        result.image_hosts = hosts
         previous = None
         while listed:
             item = listed.pop()
@@ -389,12 +433,19 @@ def _build_folder(
                 continue
             previous = loc
             entry = item[cut + 2 + _ORDER_BYTES :]
-            if flat and item[cut + 1 + _ORDER_BYTES] == 1:
+            flags = item[cut + 1 + _ORDER_BYTES]
+            if flat and flags & 1:
                 # One moment's file times are no page's last change.
                 entry = _LASTMOD_ELEMENT.sub(b"", entry)
+            for element in image_elements(entry):
+                if element in chrome and flags & 2:
+                    entry = entry.replace(element, b"", 1)
+                else:
+                    host = image_host(element)
+                    hosts[host] = hosts.get(host, 0) + 1
             yield entry, loc.decode("ascii"), loc_hash(loc), False
 
-    return write_sitemaps(lambda result: encode_entries(entries(), options, result), publication, report)
+    return write_sitemaps(lambda result: encode_entries(entries(result), options, result), publication, report)
 
 
 def _build_together(

@@ -19,13 +19,17 @@ from __future__ import annotations
 
 import os
 import pickle
-from collections.abc import Callable, Iterable
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
+from urllib.parse import urlsplit
 from pathlib import Path
 from typing import NamedTuple
 
 from ..protocol.encoder import EncodeResult, SitemapFile, encode_pages
 from ..protocol.errors import SitemapkitError, UrlError
 from ..protocol.model import Excluded, Options, Page, Report
+from ..protocol.robotsrules import RobotsRules
 from ..protocol.urls import OutOfScope, Scope
 from ..publish import publication as publish
 from ..site.folder import file_prefix, folder_page, page_file, walk_pages
@@ -122,12 +126,71 @@ def build_pages(
         report.notices.append(broken_canonicals_notice(broken_canonicals))
     lastmods = date_pages(kept, left_out, scoped, options, scope, report, heads, date_advice)
     group_alternates(kept, options, report, heads)
+    if options.images:
+        choose_images(kept, heads, scope, rules)
 
     return write_sitemaps(
         lambda result: encode_pages([kept[loc] for loc in sorted(kept)], options, result, lastmods),
         publication,
         report,
     )
+
+
+T = TypeVar("T")
+#: An image shown on more than this fraction of a site's listed pages is its
+#: chrome (a logo, a theme icon, a default og:image), not any page's content...
+CHROME_FRACTION = 0.5
+#: ...once the site has at least this many pages: on a smaller one, every image
+#: may well be on every page. Only images a page does not place in a content
+#: element are judged so: what a content element holds is the page's.
+CHROME_MIN_PAGES = 4
+
+
+def choose_images(kept: dict[str, Page], heads: dict[str, HeadFacts], scope: Scope, rules: RobotsRules | None) -> None:
+    """Give each listed page the images its built page shows (``heads``), unless
+    its adapter named them: not the site's chrome (an image on more than
+    CHROME_FRACTION of the pages that show images, where the page does not place
+    it in its content element: see HeadFacts.uncertain_images), not an image of
+    the site's own host that its robots.txt disallows. Pages left out get none,
+    since only listed pages are written."""
+    found = {loc: heads[loc].images for loc in kept if loc in heads and heads[loc].images and not kept[loc].images}
+    if not found:
+        return
+    counts: dict[str, int] = {}
+    for loc in kept:
+        if loc in heads:
+            for image in {*heads[loc].images, *heads[loc].outside_images}:
+                counts[image] = counts.get(image, 0) + 1
+    # Of the pages read: every listed page with a built file.
+    chrome = chrome_images(counts, sum(1 for page in kept.values() if page.output is not None))
+    for loc, images in found.items():
+        uncertain = set(heads[loc].uncertain_images) & chrome
+        shown = tuple(image for image in allowed_images(images, scope, rules) if image not in uncertain)
+        if shown:
+            kept[loc] = dataclasses.replace(kept[loc], images=shown)
+
+
+def chrome_images(counts: Mapping[T, int], pages: int) -> set[T]:
+    """Of the images shown (``counts``: on how many of the ``pages`` read each
+    is, in its content or around it), those that are the site's chrome (see
+    CHROME_FRACTION)."""
+    if pages < CHROME_MIN_PAGES:
+        return set()
+    return {image for image, n in counts.items() if n > CHROME_FRACTION * pages}
+
+
+def allowed_images(images: Iterable[str], scope: Scope, rules: RobotsRules | None) -> tuple[str, ...]:
+    """The absolute image URLs the site's robots.txt lets crawlers fetch (its
+    rules hold for its own host only)."""
+    if rules is None:
+        return tuple(images)
+    own = urlsplit(scope.prefix).netloc
+    allowed = []
+    for image in images:
+        parts = urlsplit(image)
+        if parts.netloc.lower() != own or rules.allows(parts.path + ("?" + parts.query if parts.query else "")):
+            allowed.append(image)
+    return tuple(allowed)
 
 
 class _HeadReader(NamedTuple):

@@ -47,6 +47,7 @@ def head_verdict(output: Path | str, loc: str, scope: Scope, options: Options, o
             redirects=options.check_redirects,
             dates=options.lastmod != "none",
             alternates=True,
+            images=options.images,
             same_page=lambda target: _other_builder_form(output, loc, target),
         )
     except FileNotFoundError:
@@ -57,7 +58,7 @@ def head_verdict(output: Path | str, loc: str, scope: Scope, options: Options, o
         if options.check_noindex or options.check_canonical or options.check_redirects:
             return ("unreadable", f"{output}: {error.strerror or error}"), None, None
         return NOTHING_SAID  # nothing asked of its head but its dates and alternates
-    declared = facts if facts.modified or facts.alternates else None
+    declared = facts if facts.modified or facts.alternates or facts.images or facts.outside_images else None
     reason, target = facts.reason, facts.canonical_target
     # A canonical target that is a page of the site is listed under its own
     # entry; the report says where the left-out page points.

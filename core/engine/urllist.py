@@ -285,9 +285,12 @@ class _BlockFormatter:
             line = line.rstrip("\r")
             if not line or line.startswith("#"):
                 continue
-            url, _, lastmod = line.partition("\t")
+            # URL<TAB>LASTMOD<TAB>IMAGE<TAB>IMAGE...: the lastmod column may be empty.
+            url, _, rest = line.partition("\t")
+            lastmod, _, images = rest.partition("\t")
+            page = Page(url, lastmod=lastmod or None, images=tuple(filter(None, images.split("\t"))))
             try:
-                entry = formatter.entry(Page(url, lastmod=lastmod or None))
+                entry = formatter.entry(page)
             except UrlError as error:
                 raise _LineError(index, str(error), type(error)) from None
             if entry is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import enum
+import fnmatch
 import itertools
 import operator
 import re
@@ -21,11 +22,26 @@ from .dates import LastmodWriter, newest_written
 from .errors import LastmodError, UrlError
 from .filenames import index_name, shard_name
 from .languages import hreflang_value
+from .limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from .model import Excluded, Lastmod, Notice, Options, Page
-from .urls import SCHEME_NAME, WEB_SCHEMES, OutOfScope, Scope, encode_url, escape_xml, is_web_url
+from .urls import (
+    SCHEME_NAME,
+    WEB_SCHEMES,
+    OutOfScope,
+    Scope,
+    encode_url,
+    escape_xml,
+    is_web_url,
+    resolve_web_reference,
+)
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
+# developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps: the
+# one image tag Google still reads, <image:image> holding <image:loc>.
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+IMAGE_OPEN = "<image:image><image:loc>"
+IMAGE_CLOSE = "</image:loc></image:image>"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 STYLESHEET_NAME = "sitemap.xsl"
 FALLBACK_CSS_NAME = "sitemap.css"
@@ -105,6 +121,8 @@ class SitemapFile:
     gzip: bool = False
     #: crc32 of ``data`` when the name was made from it (a shard's): gzip reuses it.
     crc: int | None = None
+    #: ``<image:image>`` entries it holds.
+    images: int = 0
 
 
 @dataclasses.dataclass
@@ -117,6 +135,14 @@ class EncodeResult:
     entry_points: list[str] = dataclasses.field(default_factory=list)
     #: Warnings for the user (alternates left out).
     notices: list[Notice] = dataclasses.field(default_factory=list)
+    #: ``<image:image>`` entries written (counted in the files, whoever formatted them).
+    images: int = 0
+    #: Images listed by host, by the writer that formatted their entries.
+    image_hosts: dict[str, int] = dataclasses.field(default_factory=dict)
+    #: Pages that show more images than one entry lists.
+    images_cut: list[str] = dataclasses.field(default_factory=list)
+    #: Images of pages written in the text form, which has no images.
+    images_unwritten: int = 0
 
 
 def loc_hash(loc: bytes) -> int:
@@ -139,8 +165,12 @@ class EntryWriter:
     """Turns one page into its ``<url>`` element (or text line), as ASCII bytes
     without the line break."""
 
-    def __init__(self, options: Options, scope: Scope, result: EncodeResult) -> None:
+    def __init__(
+        self, options: Options, scope: Scope, result: EncodeResult, *, max_images: int = MAX_IMAGES_PER_URL
+    ) -> None:
         self.options = options
+        self.images = options.images
+        self.max_images = max_images
         self.scope = scope
         self.result = result
         self.text = options.format == "txt"
@@ -171,6 +201,8 @@ class EntryWriter:
         self.previous = loc
         if self.text:
             # The text form: "one URL per line ... must not contain anything else".
+            if page.images and self.images:
+                self.result.images_unwritten += len(page.images)
             return loc.encode("ascii")
         try:
             written = self.lastmod_text(page.lastmod if lastmod is PAGE_LASTMOD else lastmod)
@@ -188,6 +220,8 @@ class EntryWriter:
             parts.append(self.default_extra)
         if page.alternates:
             parts += self._links(page)
+        if page.images and self.images:
+            parts += self._images(page, loc)
         parts.append(URL_CLOSE)
         return "".join(parts).encode("ascii")
 
@@ -209,6 +243,55 @@ class EntryWriter:
             links.append(f'<xhtml:link rel="alternate" hreflang="{tag}" href="{escape_xml(url)}"/>')
         return links
 
+    def _images(self, page: Page, loc: str) -> list[str]:
+        """The page's ``<image:image>`` entries: each image once, in the page's
+        order, the first ``max_images`` of them (the page is reported when there
+        were more). An image that is no http(s) URL (``data:``, ``blob:``, one that
+        cannot be encoded), is too long for a loc, or is on a host ``image_hosts``
+        does not match is passed over, as crawlers pass over it."""
+        seen: set[str] = set()
+        written: list[str] = []
+        hosts = self.result.image_hosts
+        for reference in page.images:
+            url = self.image_url(loc, reference)
+            if url is None or url in seen:
+                continue
+            host = url.split("/", 3)[2]
+            if self.options.image_hosts and not any(
+                fnmatch.fnmatchcase(host, pattern.lower()) for pattern in self.options.image_hosts
+            ):
+                continue
+            if len(written) == self.max_images:
+                self.result.images_cut.append(loc)
+                break
+            seen.add(url)
+            hosts[host] = hosts.get(host, 0) + 1
+            written.append(_image_element(url))
+        return written
+
+    def image_element(self, image: str) -> bytes | None:
+        """The ``<image:image>`` element an absolute image URL is written as, or
+        None when it is not written (see :meth:`image_url`)."""
+        url = self.image_url(image, image)
+        return None if url is None else _image_element(url).encode("ascii")
+
+    def image_url(self, page_loc: str, reference: str) -> str | None:
+        """An image reference (absolute, or relative to ``page_loc``) as the
+        encoded absolute URL an ``<image:loc>`` holds, by the rules of ``<loc>``
+        (images may be on other hosts, so out of scope is no reason to leave one
+        out); None when it names no http(s) URL."""
+        scheme = _URI_SCHEME.match(reference)
+        if scheme is not None and scheme.group(1).lower() not in WEB_SCHEMES:
+            return None  # data:, blob:, javascript:
+        target = resolve_web_reference(page_loc, reference.strip())
+        if target is None:
+            return None
+        try:
+            url = self._href(target)
+        except UrlError:
+            return None
+        return url if is_web_url(url) and len(url) <= MAX_LOC_LENGTH else None
+
     def _drop(self, problem: str) -> list[str]:
         if problem not in self.reported:
             self.reported.add(problem)
@@ -228,7 +311,42 @@ class EntryWriter:
             return encode_url(href)
 
 
+def _image_element(url: str) -> str:
+    return IMAGE_OPEN + escape_xml(url) + IMAGE_CLOSE
+
+
 _ALTERNATE_MARK = b"<xhtml:link"
+_IMAGE_MARK = IMAGE_OPEN[:12].encode("ascii")  # b"<image:image"
+# What an entry or a body holds that its file's head must declare: bit 1 the
+# xhtml namespace (alternates), bit 2 the image namespace. Heads are indexed by it.
+ALTERNATES, IMAGES = 1, 2
+
+
+def extensions_in(data: bytes) -> int:
+    """The namespaces ``data`` (entries) needs its ``<urlset>`` to declare, as bits."""
+    return (ALTERNATES if _ALTERNATE_MARK in data else 0) | (IMAGES if _IMAGE_MARK in data else 0)
+
+
+_IMAGE_ELEMENT = re.compile(
+    re.escape(IMAGE_OPEN.encode("ascii")) + rb"([^<]*)" + re.escape(IMAGE_CLOSE.encode("ascii"))
+)
+
+
+def image_elements(entry: bytes) -> list[bytes]:
+    """The ``<image:image>`` elements of a formatted entry, in order."""
+    return [match.group() for match in _IMAGE_ELEMENT.finditer(entry)] if _IMAGE_MARK in entry else []
+
+
+def image_host(element: bytes) -> str:
+    """The host of the image an ``<image:image>`` element names."""
+    return element[len(IMAGE_OPEN) :].split(b"/", 3)[2].decode("ascii")
+
+
+def _has_images(entries: list[bytes]) -> bool:
+    """Whether one of ``entries`` has images (a scan in C, without joining them)."""
+    return any(map(operator.contains, entries, itertools.repeat(_IMAGE_MARK)))
+
+
 _LASTMOD_TEXT = re.compile(LASTMOD_OPEN.encode("ascii") + b"([^<]+)" + LASTMOD_CLOSE.encode("ascii"))
 
 
@@ -253,12 +371,14 @@ class ShardPlanner:
     def __init__(self, options: Options) -> None:
         self.options = options
         self.text_format = options.format == "txt"
+        # Indexed by the extensions a file's entries use (ALTERNATES | IMAGES).
+        self.heads: tuple[bytes, ...]
         if self.text_format:
-            self.heads, self.foot = (b"", b""), b""
+            self.heads, self.foot = (b"",) * 4, b""
         else:
-            self.heads = (
-                _urlset_head(options, False).encode("ascii"),
-                _urlset_head(options, True).encode("ascii"),
+            self.heads = tuple(
+                _urlset_head(options, bool(marks & ALTERNATES), bool(marks & IMAGES)).encode("ascii")
+                for marks in range(4)
             )
             self.foot = _URLSET_FOOT.encode("ascii")
         self.max_urls = options.max_urls
@@ -266,12 +386,13 @@ class ShardPlanner:
         # Set by choose_boundaries once the average entry size is known.
         self.threshold = 0
 
-    def fits_one_file(self, count: int, size: int, alternates: bool) -> bool:
-        """``size`` counts each entry's bytes plus its line break."""
+    def fits_one_file(self, count: int, size: int, alternates: bool | int) -> bool:
+        """``size`` counts each entry's bytes plus its line break; ``alternates``:
+        the extensions the entries use (True: alternates), as bits."""
         return count <= self.max_urls and len(self.heads[alternates]) + size + len(self.foot) <= self.max_bytes
 
     def fits_alone(self, entry: bytes) -> bool:
-        return self.fits_one_file(1, len(entry) + 1, _ALTERNATE_MARK in entry)
+        return self.fits_one_file(1, len(entry) + 1, extensions_in(entry))
 
     def choose_boundaries(self, average_entry: int) -> None:
         """Fix the boundary rule from the average entry size (bytes with break).
@@ -294,24 +415,25 @@ class ShardPlanner:
         loc (cheap, in C, and independent of its lastmod)."""
         return list(itertools.compress(itertools.count(), map(self.threshold.__gt__, hashes)))
 
-    def cut(self, entries: list[bytes], alternates: bool = False) -> list[tuple[int, int]]:
+    def cut(self, entries: list[bytes], alternates: bool | int = False) -> list[tuple[int, int]]:
         """Split one run (from a boundary to the next) greedily by the hard limits.
 
         ``alternates``: some entries may have hreflang links, which lengthen the
-        head; those runs are cut entry by entry, the others by bisection."""
+        head; those runs, and runs with images (whose namespace lengthens it too),
+        are cut entry by entry, the others by bisection."""
         n = len(entries)
         ranges = []
-        if alternates:
+        if not self.text_format and (alternates or _has_images(entries)):
             start = count = size = 0
-            alternates = False
+            marks = 0
             for i, entry in enumerate(entries):
-                entry_alternates = _ALTERNATE_MARK in entry
-                if count and not self.fits_one_file(count + 1, size + len(entry) + 1, alternates or entry_alternates):
+                entry_alternates = extensions_in(entry)
+                if count and not self.fits_one_file(count + 1, size + len(entry) + 1, marks | entry_alternates):
                     ranges.append((start, i))
-                    start, count, size, alternates = i, 0, 0, False
+                    start, count, size, marks = i, 0, 0, 0
                 count += 1
                 size += len(entry) + 1
-                alternates = alternates or entry_alternates
+                marks = marks | entry_alternates
             ranges.append((start, n))
             return ranges
         # cumulative[k]: bytes of the first k entries, each with its line break.
@@ -333,8 +455,8 @@ class ShardPlanner:
         return self._file(body, len(entries), newest, name)
 
     def _file(self, body: bytes, count: int, newest: str | None, name: str | None = None) -> SitemapFile:
-        alternates = not self.text_format and _ALTERNATE_MARK in body
-        data = self.heads[alternates] + body + self.foot
+        marks = 0 if self.text_format else extensions_in(body)
+        data = self.heads[marks] + body + self.foot
         crc = None
         if name is None:
             first = body[: body.index(b"\n")] if self.text_format else body[len(URL_OPEN) : body.index(b"</loc>")]
@@ -342,11 +464,19 @@ class ShardPlanner:
             crc = zlib.crc32(data)
             name = shard_name(self.options.filename, first, crc, gzip=self.options.gzip)
         kind = "text" if self.text_format else "urlset"
+        images = body.count(_IMAGE_MARK) if marks & IMAGES else 0
         return SitemapFile(
-            name, data, kind, count, newest, gzip=self.options.gzip and name != self.options.filename, crc=crc
+            name,
+            data,
+            kind,
+            count,
+            newest,
+            gzip=self.options.gzip and name != self.options.filename,
+            crc=crc,
+            images=images,
         )
 
-    def shards(self, run: list[bytes], alternates: bool = False) -> list[SitemapFile]:
+    def shards(self, run: list[bytes], alternates: bool | int = False) -> list[SitemapFile]:
         return [self.render(run[a:b]) for a, b in self.cut(run, alternates)]
 
     def shards_of_body(self, body: bytes, count: int, newest: str | None) -> list[SitemapFile]:
@@ -354,7 +484,7 @@ class ShardPlanner:
         hreflang links, each followed by a line break, and their newest lastmod:
         the same files :meth:`shards` makes of the entries, without splitting
         them apart when the run fits one file, as runs almost always do."""
-        if self.fits_one_file(count, len(body), False):
+        if self.fits_one_file(count, len(body), extensions_in(body)):
             return [self._file(body, count, newest)]
         return self.shards(body[:-1].split(b"\n"))
 
@@ -373,11 +503,11 @@ class Sequencer:
         self.held: list[bytes] = []
         self.held_hashes: list[int] = []
         self.held_size = 0
-        self.held_alternates = False
+        self.held_alternates: bool | int = False
         self.run: list[bytes] = []
         self.shards: list[SitemapFile] = []
         # Once any entry had hreflang links, runs are cut exactly entry by entry.
-        self.alternates = False
+        self.alternates: bool | int = False
 
     def feed(self, entries: list[bytes], hashes: list[int], alternates: bool = False) -> list[SitemapFile]:
         """``hashes``: crc32 of each entry's loc (see ShardPlanner.boundaries)."""
@@ -394,7 +524,8 @@ class Sequencer:
             self.held.extend(entries)
             self.held_hashes.extend(hashes)
             self.held_size += sum(map(len, entries)) + len(entries)
-            self.held_alternates = self.held_alternates or alternates
+            # The single file's head declares what its entries use: images too.
+            self.held_alternates = self.held_alternates | alternates | (IMAGES if _has_images(entries) else 0)
             self.alternates = self.held_alternates
             if self.planner.fits_one_file(len(self.held), self.held_size, self.held_alternates):
                 return []
@@ -407,7 +538,7 @@ class Sequencer:
             room = self.planner.max_bytes - len(self.planner.heads[1]) - len(self.planner.foot)
             upto = min(bisect.bisect_right(cumulative, room) + 1, self.planner.max_urls + 1, len(entries))
             self.planner.choose_boundaries(cumulative[upto - 1] // upto)
-        self.alternates = self.alternates or alternates
+        self.alternates = self.alternates | alternates
         bounds = self.planner.boundaries(hashes)
         if not bounds:
             self.run.extend(entries)
@@ -438,11 +569,13 @@ class Sequencer:
         return files
 
 
-def _urlset_head(options: Options, alternates: bool) -> str:
+def _urlset_head(options: Options, alternates: bool, images: bool = False) -> str:
     head = _XML_DECLARATION + (_STYLESHEET_PI if options.stylesheet else "")
     head += f'<urlset xmlns="{SITEMAP_NS}"'
     if alternates:
         head += f' xmlns:xhtml="{XHTML_NS}"'
+    if images:
+        head += f' xmlns:image="{IMAGE_NS}"'
     if options.schema_location:
         head += _SCHEMA_LOCATION["urlset"]
     return head + ">\n"
@@ -487,6 +620,8 @@ def encode_pages(
     options: Options,
     result: EncodeResult | None = None,
     lastmods: Mapping[str, Lastmod] | None = None,
+    *,
+    max_images: int = MAX_IMAGES_PER_URL,
 ) -> Iterator[SitemapFile]:
     """Yield the sitemap files for ``pages``, in the order given, shards first.
 
@@ -495,10 +630,10 @@ def encode_pages(
     ``<sitemapindex>`` files: the first named ``options.filename``, the others
     ``<stem>-index-<n>.xml``. Dropped URLs and counts go into ``result``.
     ``lastmods`` holds the dates resolved for pages (by their ``loc``) in place
-    of their own ``lastmod``.
+    of their own ``lastmod``. ``max_images``: the most images one entry lists.
     """
     result = result if result is not None else EncodeResult()
-    formatter = EntryWriter(options, Scope(options.base_url), result)
+    formatter = EntryWriter(options, Scope(options.base_url), result, max_images=max_images)
     resolved = lastmods or {}
 
     def entries() -> Iterator[tuple[bytes, str, int, bool]]:
@@ -544,11 +679,13 @@ def closing_files(sequencer: Sequencer, options: Options, scope: Scope, result: 
     if sequencer.single:
         if last:
             result.urls = last[0].count
+            result.images = last[0].images
             result.entry_points.append(options.filename)
         yield from last
         return
     yield from last
     result.urls = sum(f.count for f in sequencer.shards)
+    result.images = sum(f.images for f in sequencer.shards)
     yield from _indexes([(f.name, f.lastmod) for f in sequencer.shards], options, scope, result)
 
 

@@ -22,3 +22,8 @@ MAX_SITEMAPS_PER_INDEX = 50_000
 
 # sitemaps.org/protocol.html, <loc>: "This value must be less than 2,048 characters."
 MAX_LOC_LENGTH = 2_047
+
+# Google's image sitemap documentation (developers.google.com/search/docs/crawling-
+# indexing/sitemaps/image-sitemaps): "You can include up to 1,000 <image:image> tags
+# for each <url> tag." The first ones, in the page's order, are listed.
+MAX_IMAGES_PER_URL = 1_000

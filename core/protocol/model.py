@@ -179,6 +179,18 @@ class Options:
         values="a plain file name ending in .txt or .json",
     )
     verbose: bool = _option(False, "list every excluded URL with its reason in the log, not only the counts")
+    images: bool = _option(
+        False,
+        "list the images each listed page shows (Google's image extension: <image:image>), "
+        "read from the page body, which costs build time (every page is read whole, not only "
+        "its head); the text format has no images",
+    )
+    image_hosts: tuple[str, ...] = _option(
+        (),
+        "glob patterns (fnmatch) of the hosts whose images are listed; empty: the site's own "
+        "host and any host its pages show images from",
+        values="a list of glob patterns",
+    )
     indexnow_key: str | None = _option(
         None,
         "write KEY.txt, holding this IndexNow key, at the output root with the sitemaps, so the deploy "
@@ -192,6 +204,7 @@ class Options:
         for spec in self.specs():
             spec.check(getattr(self, spec.name))
         object.__setattr__(self, "exclude", tuple(self.exclude))
+        object.__setattr__(self, "image_hosts", tuple(self.image_hosts))
         default_name = "sitemap.xml" if self.format == "xml" else "sitemap.txt"
         if self.format == "txt" and self.filename == "sitemap.xml":
             object.__setattr__(self, "filename", default_name)
@@ -258,8 +271,9 @@ class Options:
             if key not in known:
                 raise unknown_option(str(key))
         values = dict(settings)
-        if "exclude" in values and isinstance(values["exclude"], list):
-            values["exclude"] = tuple(values["exclude"])
+        for name in ("exclude", "image_hosts"):
+            if name in values and isinstance(values[name], list):
+                values[name] = tuple(values[name])
         return cls(base_url=base_url, **values)
 
 
@@ -452,6 +466,10 @@ class Page:
     alternates: tuple[tuple[str, str], ...] = ()
     changefreq: str | None = None
     priority: float | None = None
+    #: The images the page shows, in document order, as found: absolute URLs or
+    #: references relative to ``loc`` (the core resolves, encodes and de-duplicates
+    #: them); the core reads them from ``output`` when the adapter gives none.
+    images: tuple[str, ...] = ()
     #: Why the adapter leaves out a page its tool writes (``error page``, ``search
     #: page``): reported under this reason, never listed.
     exclude_reason: str | None = None
@@ -503,6 +521,14 @@ class Report:
     #: Pages the build generated outside git (no source file in a repository, and
     #: no listed page to date them by): left without lastmod, counted, no warning.
     undated_generated: list[str] = dataclasses.field(default_factory=list)
+    #: ``<image:image>`` entries written.
+    images: int = 0
+    #: Images listed, by host.
+    image_hosts: dict[str, int] = dataclasses.field(default_factory=dict)
+    #: Pages that show more images than one entry may list (the first were listed).
+    images_cut: list[str] = dataclasses.field(default_factory=list)
+    #: Images found for a text sitemap, which cannot hold them.
+    images_unwritten: int = 0
 
     def excluded_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -512,7 +538,8 @@ class Report:
 
     def summary(self) -> str:
         """One line: URLs written, files, excluded counts by reason."""
-        line = f"sitemapkit: {self.urls:,} URLs in {len(self.files)} file{'s' if len(self.files) != 1 else ''}"
+        images = f", {self.images:,} image{'s' if self.images != 1 else ''}" if self.images else ""
+        line = f"sitemapkit: {self.urls:,} URLs{images} in {len(self.files)} file{'s' if len(self.files) != 1 else ''}"
         if self.files:
             line += f" ({', '.join(self.files[:3])}{', ...' if len(self.files) > 3 else ''})"
         counts = self.excluded_counts()
@@ -521,6 +548,13 @@ class Report:
         if self.undated_generated:
             count = len(self.undated_generated)
             line += f"; {count} generated page{'s' if count != 1 else ''} without lastmod (no source in git)"
+        if self.images_cut:
+            count = len(self.images_cut)
+            line += (
+                f"; {count} page{'s' if count != 1 else ''} with more images than one entry lists (the first listed)"
+            )
+        if self.images_unwritten:
+            line += "; images found, not written: the text format has no images"
         if self.advice:
             line += "; " + "; ".join(self.advice)
         return line
@@ -542,5 +576,7 @@ class Report:
             for item in sorted(self.excluded, key=lambda e: (e.reason, e.loc))
         ]
         lines += [f"without lastmod (generated, no source in git): {loc}" for loc in self.undated_generated]
+        lines += [f"images on host {host}: {count}" for host, count in sorted(self.image_hosts.items())]
+        lines += [f"images cut (more than one entry lists): {loc}" for loc in self.images_cut]
         lines += [f"warning ({notice.code}): {notice.message}" for notice in self.notices]
         return "\n".join(lines) + "\n"

@@ -460,6 +460,10 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
         # the file holds the key, "UTF-8 encoded", and nothing else.
         publication.stage(key, str(options.indexnow_key).encode("utf-8"))
     report.urls = result.urls
+    report.images = result.images
+    report.image_hosts = dict(sorted(result.image_hosts.items()))
+    report.images_cut = list(result.images_cut)
+    report.images_unwritten = result.images_unwritten
     names = [f.name for f in files]
     entry_points = list(result.entry_points)
     robots_txt = publication.writes_robots
@@ -507,7 +511,8 @@ def finish(publication: Publication, files: list[SitemapFile], result: EncodeRes
 
         template_dir = _template_dir(options)
         counts = {scope.prefix + f.name: f.count for f in files if f.kind in ("urlset", "text")}
-        publication.stage(STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts))
+        images = {scope.prefix + f.name: f.images for f in files if f.kind == "urlset"}
+        publication.stage(STYLESHEET_NAME, render_stylesheet(template_dir, url_counts=counts, image_counts=images))
         publication.stage(FALLBACK_CSS_NAME, render_fallback_css(template_dir))
         names += [STYLESHEET_NAME, FALLBACK_CSS_NAME]
     if key is not None:

@@ -45,13 +45,19 @@ _BUILTIN_TEMPLATES = Path(__file__).parents[1] / "templates"
 _BUILTIN_PREFIX = "sitemapkit"
 
 
-def render_stylesheet(template_dir: Path | None = None, *, url_counts: Mapping[str, int] | None = None) -> bytes:
+def render_stylesheet(
+    template_dir: Path | None = None,
+    *,
+    url_counts: Mapping[str, int] | None = None,
+    image_counts: Mapping[str, int] | None = None,
+) -> bytes:
     """The bytes of ``sitemap.xsl``.
 
     ``template_dir``: a folder holding the user's own ``sitemap.xsl.j2``, used
     instead of the built-in one (which it may extend). ``url_counts``: for an
     index, each sitemap's URL exactly as its ``<loc>`` gives it, mapped to the
     number of URLs that sitemap lists; the index table shows the counts.
+    ``image_counts``: the same for the ``<image:image>`` entries of each.
 
     Same arguments, same bytes. Raises :class:`ConfigError` (option
     ``stylesheet_template``) when the user's folder or template is unusable or
@@ -72,6 +78,8 @@ def render_stylesheet(template_dir: Path | None = None, *, url_counts: Mapping[s
         url_counts=counts,
         url_count_map=" " + "".join(f"{loc} {counts[loc]} " for loc in sorted(counts)),
         url_total=sum(counts.values()) if counts else None,
+        image_count_map=" " + "".join(f"{loc} {n} " for loc, n in sorted((image_counts or {}).items()) if n),
+        image_total=sum((image_counts or {}).values()),
     )
     # A browser shows nothing but an error for a stylesheet that is not XML; say
     # so at build time, where it can be fixed.

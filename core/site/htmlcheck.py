@@ -52,7 +52,7 @@ from pathlib import Path
 
 from ..protocol.dates import parse_lastmod
 from ..protocol.urls import SCHEME, encode_path, resolve_web_reference, same_file_key
-from .htmlscan import HeadReader
+from .htmlscan import BodyImages, HeadReader
 
 #: Bytes read from the start of each page at most. A head is a few KiB; a page
 #: whose head runs past this (inline scripts and styles) is checked on what fits.
@@ -79,6 +79,16 @@ _REFRESH_MARKERS = (b"refresh",)
 # The page's own dates (Open Graph, schema.org) and its hreflang alternates.
 _DATE_MARKERS = (b"modified_time", b"updated_time", b"datemodified")
 _HREFLANG_MARKERS = (b"hreflang",)
+#: The head's image for the page, as social sites and crawlers read it (Open
+#: Graph's og:image, Twitter's card image): listed with the body's images.
+IMAGE_META_PROPERTIES = ("og:image", "twitter:image")
+_IMAGE_MARKERS = (b"og:image", b"twitter:image")
+#: Bytes of a page read at most when its images are wanted: a page is read once,
+#: whole, for its head and its body; a longer one is read this far.
+PAGE_READ_LIMIT = 16 * 1024 * 1024
+#: Image references read from one page at most: past the most one entry may list
+#: (1,000), reading on could only find images that are left out.
+IMAGE_READ_LIMIT = 1_001
 
 #: Where a page's head states when it last changed, in the order crawlers trust
 #: them: the Open Graph article's modified time, og:updated_time, then JSON-LD's
@@ -130,6 +140,17 @@ class HeadFacts:
     alternates: tuple[tuple[str, str], ...] = ()
     #: The absolute URL a meta-refresh redirect stub sends the visitor to.
     redirect_target: str | None = None
+    #: The images the page shows, absolute, in document order: its head's
+    #: og:image and twitter:image, then those in its content element (see
+    #: :class:`BodyImages`), or in its whole body when it has none.
+    images: tuple[str, ...] = ()
+    #: Those of :attr:`images` the page itself does not place in its content:
+    #: the head's, and all of them on a page without a content element. The
+    #: site's chrome is looked for among them (by how many pages show them).
+    uncertain_images: tuple[str, ...] = ()
+    #: The images the page shows outside its content element (its header,
+    #: navigation, footer): not its images, but counted to find the site's chrome.
+    outside_images: tuple[str, ...] = ()
 
     def declared_date(self) -> dt.date | dt.datetime | None:
         """The first of the head's dates (most trusted first) that is a date; one
@@ -190,32 +211,49 @@ def inspect_built_page(
     redirects: bool = True,
     dates: bool = False,
     alternates: bool = False,
+    images: bool = False,
     same_page: Callable[[str], bool] | None = None,
 ) -> HeadFacts:
     """:func:`check_built_page`, and with ``dates`` and ``alternates`` also the
-    page's own last-change dates and hreflang alternates, from the same one read
-    of its head."""
-    if not (noindex or canonical or redirects or dates or alternates):
+    page's own last-change dates and hreflang alternates, and with ``images`` the
+    images it shows, from the same one read of the page (the whole page when its
+    images are wanted, else its head)."""
+    if not (noindex or canonical or redirects or dates or alternates or images):
         return _NO_FACTS
     markers = (
         _markers(noindex, canonical, redirects)
         + (_DATE_MARKERS if dates else ())
         + (_HREFLANG_MARKERS if alternates else ())
+        + (_IMAGE_MARKERS if images else ())
     )
-    data, reader = _read_head(path)
+    data, reader = _read_head(path, whole=images)
     head = data[: reader.end]
     lowered = head.lower()
     # Each search runs through the head (a marker is rare), so each is made once.
     hits = [marker for marker in markers if marker in lowered]
-    if not hits:
+    body = BodyImages(data, reader.end or 0, IMAGE_READ_LIMIT) if images else None
+    if not hits and not (body and (body.content or body.elsewhere)):
         return _NO_FACTS
+    plain = not hits
     if hits == [b"canonical"] and lowered.count(b"canonical") == 1:
         # The common case, kept cheap: the one canonical link names the page itself,
         # written exactly as its URL (as MkDocs, Material and Sphinx write it). Were
         # it inside a comment or a script, the head would name no canonical at all.
         own = url.encode("utf-8", "surrogatepass")
-        if b'rel="canonical" href="' + own + b'"' in head:
+        plain = b'rel="canonical" href="' + own + b'"' in head
+    if plain:
+        # The head says nothing the checks look for: only the body's images are left.
+        if body is None or not (body.content or body.elsewhere):
             return _NO_FACTS
+        base = url
+        if b"<base" in lowered:
+            found = _HeadParser()
+            found.feed(_decode(b"".join(tag for tag in reader.tags() if _marker_pattern(()).search(tag)), head))
+            found.close()
+            if found.base_href is not None:
+                base = _resolve(url, found.base_href) or url
+        shown, uncertain, outside = _body_images(body, base, [], head)
+        return HeadFacts(images=shown, uncertain_images=uncertain, outside_images=outside)
 
     found = _HeadParser()
     wanted = _marker_pattern(markers).search
@@ -272,7 +310,42 @@ def inspect_built_page(
         reason = "redirect"
     if reason is None and canonical_target is not None:
         reason = "canonical"
-    return HeadFacts(reason, canonical_target, modified, declared, redirect_target)
+    shown, uncertain, outside = _body_images(body, base, found.images, head) if body is not None else ((), (), ())
+    return HeadFacts(reason, canonical_target, modified, declared, redirect_target, shown, uncertain, outside)
+
+
+def _body_images(
+    body: BodyImages, base: str, meta: list[str], head: bytes
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The page's images resolved against ``base`` (the head's, ``meta``, then
+    the content element's, or the whole body's when it has none), those of them
+    it does not place in a content element, and those outside it (see
+    :class:`HeadFacts`)."""
+
+    def resolved(references) -> tuple[str, ...]:
+        out = []
+        for reference in references:
+            text = reference if isinstance(reference, str) else _decode_value(reference, head)
+            target = _resolve(base, text)
+            if target is not None:
+                out.append(target)
+        return tuple(out)
+
+    # A page with a content element shows its content there; the rest is chrome.
+    # One without (a plain page) may show content anywhere: the build tells its
+    # chrome by how many pages show an image.
+    head_images = resolved(meta)
+    if body.has_content:
+        return head_images + resolved(body.content), head_images, resolved(body.elsewhere)
+    everywhere = head_images + resolved(body.elsewhere)
+    return everywhere, everywhere, ()
+
+
+def _decode_value(value: bytes, head: bytes) -> str:
+    """An attribute value as text, its character references resolved."""
+    import html
+
+    return html.unescape(_decode(value, head))
 
 
 _LD_JSON = re.compile(rb"application/ld\+json", re.IGNORECASE)
@@ -312,9 +385,10 @@ def _is_page_node(node: dict) -> bool:
     )
 
 
-def _read_head(path: Path | str) -> tuple[bytes, HeadReader]:
+def _read_head(path: Path | str, whole: bool = False) -> tuple[bytes, HeadReader]:
     """The start of the file, read until its head has ended (at most
-    HEAD_READ_LIMIT bytes), and the reader that found where (``reader.end``).
+    HEAD_READ_LIMIT bytes), and the reader that found where (``reader.end``);
+    ``whole``: the whole file (at most PAGE_READ_LIMIT bytes), for its body too.
 
     os.open and os.read rather than open(): the file object's buffer and checks
     cost about as much as the reading itself (4 of 13 microseconds a page).
@@ -341,6 +415,17 @@ def _read_head(path: Path | str) -> tuple[bytes, HeadReader]:
             # The reader goes on from where it stopped in the last read.
             if reader.read(data, final=len(data) < size or size == HEAD_READ_LIMIT):
                 break
+        if whole:
+            # On from where the head's reads stopped: each byte is read once.
+            pieces = [data]
+            total = len(data)
+            while total < PAGE_READ_LIMIT:
+                chunk = os.read(fd, min(1 << 20, PAGE_READ_LIMIT - total))
+                if not chunk:
+                    break
+                pieces.append(chunk)
+                total += len(chunk)
+            data = b"".join(pieces)
         return data, reader
     finally:
         os.close(fd)
@@ -373,6 +458,8 @@ class _HeadParser(HTMLParser):
         # The first of each HEAD_DATE_PROPERTIES, and the hreflang links in order.
         self.dates: dict[str, str] = {}
         self.hreflang_links: list[tuple[str, str]] = []
+        # og:image and twitter:image, in order.
+        self.images: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in ("meta", "link", "base"):
@@ -403,6 +490,8 @@ class _HeadParser(HTMLParser):
         name = (values.get("name") or "").strip(_HTML_WHITESPACE).lower()
         # Open Graph is written with property=; some themes use name= for it.
         kind = (values.get("property") or "").strip(_HTML_WHITESPACE).lower() or name
+        if kind in IMAGE_META_PROPERTIES:
+            self.images.append(content.strip(_HTML_WHITESPACE))
         if kind in HEAD_DATE_PROPERTIES and kind not in self.dates:
             self.dates[kind] = content.strip(_HTML_WHITESPACE)
         if name in _ROBOTS_META_NAMES:

@@ -407,3 +407,259 @@ class HeadReader:
         """The head's ``<script>`` elements, in order: (start tag, text)."""
         self._collect()
         return [(tag, text) for _, tag, text in self._scripts]
+
+
+# ---- the body: the images a page shows ------------------------------------------
+
+#: Elements that hold a page's content rather than its chrome (header, navigation,
+#: sidebars, footer), by the real themes: ``<main>`` and ``<article>`` (MkDocs'
+#: default theme puts role="main" on a div; furo and Pelican's notmyidea use
+#: <article>), any of these with ``role="main"`` (alabaster, the Read the Docs
+#: theme), Material's ``div.md-content``, Sphinx themes' ``div.body`` and
+#: notmyidea's ``section#content``.
+CONTENT_ELEMENTS = frozenset({"main", "article"})
+CONTENT_CLASSES = frozenset({"md-content", "body"})
+CONTENT_IDS = frozenset({"content"})
+# Start tags a body reader stops at; the rest are read in runs. "div" and
+# "section" may hold the content; raw-text elements and <template> are skipped.
+_BODY_TAGS = (
+    "img|image|source|main|article|div|section|template|plaintext|" + "|".join(sorted(RAW_TEXT_ELEMENTS))
+).encode()
+_BODY_END_TAGS = b"main|article|div|section|template"
+# A run of tokens the body reader passes over whole: text, comments, bogus
+# comments, start tags of other elements and end tags of other elements, each
+# tag read to its ">" by the tokenizer's attribute states (a ">" in a quoted value
+# does not end it). Linear: every alternative starts at a distinct byte and the
+# attributes are atomic.
+_BODY_RUN = re.compile(
+    rb"(?:[^<]+"
+    rb"|"
+    + _COMMENT
+    + rb"|"
+    + _BOGUS
+    + rb"|<(?!(?i:"
+    + _BODY_TAGS
+    + rb")"
+    + _NAME_END
+    + rb")[A-Za-z][^\t\n\f\r />]*"
+    + _attributes()
+    + rb">"
+    rb"|</(?!(?i:" + _BODY_END_TAGS + rb")" + _NAME_END + rb")[A-Za-z][^\t\n\f\r />]*" + _attributes() + rb">"
+    rb")*",
+    re.DOTALL,
+)
+# Where no quoted attribute value holds a ">" (see _QUOTED_GREATER_THAN), every
+# tag ends at its first ">": the same run and the same tags, read several times
+# faster (as the head reader's _SIMPLE_RUN).
+_SIMPLE_BODY_RUN = re.compile(
+    rb"(?:[^<]+"
+    rb"|" + _COMMENT + rb"|" + _BOGUS + rb"|<(?!(?i:" + _BODY_TAGS + rb")" + _NAME_END + rb")[A-Za-z][^>]*>"
+    rb"|</(?!(?i:" + _BODY_END_TAGS + rb")" + _NAME_END + rb")[A-Za-z][^>]*>"
+    rb")*",
+    re.DOTALL,
+)
+_SIMPLE_BODY_TAG = re.compile(
+    rb"</(?P<end_name>[A-Za-z][^\t\n\f\r />]*)[^>]*>|<(?P<name>[A-Za-z][^\t\n\f\r />]*)[^>]*>"
+)
+# One attribute of a start tag: its name, and its value (double-quoted,
+# single-quoted or unquoted), as the tokenizer reads them.
+_ATTRIBUTE = re.compile(
+    rb"([^\t\n\f\r /=>][^\t\n\f\r /=>]*)(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"([^\"]*)\"?|'([^']*)'?|([^\t\n\f\r >]*)))?"
+)
+_TAG_NAME = re.compile(rb"</?[^\t\n\f\r />]*")
+#: The longest ``srcset`` read: a real one is a few hundred bytes; the rest of a
+#: longer one is passed over (a hostile one costs no more than this).
+SRCSET_READ_LIMIT = 16_384
+
+
+def attributes_of(tag: bytes) -> dict[bytes, bytes]:
+    """A start tag's attributes, names in lower case; the first of a repeated
+    name counts (HTML standard, tokenizer). Values keep character references."""
+    found: dict[bytes, bytes] = {}
+    name_end = _TAG_NAME.match(tag)
+    position = name_end.end() if name_end else 0
+    for match in _ATTRIBUTE.finditer(tag, position):
+        name = match.group(1).lower()
+        if name not in found:
+            value = match.group(2)
+            if value is None:
+                value = match.group(3)
+            if value is None:
+                value = match.group(4) or b""
+            found[name] = value
+    return found
+
+
+def largest_candidate(srcset: str) -> str | None:
+    """The URL of a ``srcset``'s largest candidate (HTML standard, "parse a srcset
+    attribute": a URL, then descriptors up to a comma; the widest ``w``, else
+    the densest ``x``; a candidate without a descriptor is ``1x``); None when it
+    has none. Reads at most SRCSET_READ_LIMIT characters, each once."""
+    text = srcset[:SRCSET_READ_LIMIT]
+    best: tuple[float, float, int] | None = None
+    best_url = None
+    position, end, order = 0, len(text), 0
+    while position < end:
+        while position < end and (text[position] in "\t\n\f\r ,"):
+            position += 1
+        if position >= end:
+            break
+        start = position
+        while position < end and text[position] not in "\t\n\f\r ":
+            position += 1
+        url = text[start:position]
+        descriptor = ""
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            comma = text.find(",", position)
+            stop = end if comma < 0 else comma
+            descriptor = text[position:stop].strip()
+            position = stop + 1
+        width, density = 0.0, 1.0
+        for word in descriptor.split():
+            try:
+                if word.endswith("w"):
+                    width = float(int(word[:-1]))
+                elif word.endswith("x"):
+                    density = float(word[:-1])
+            except ValueError:
+                pass
+        order -= 1
+        key = (width, density, order)  # the first of equal candidates wins
+        if url and (best is None or key > best):
+            best, best_url = key, url
+    return best_url
+
+
+class BodyImages:
+    """The image references a page's body holds, read on from where its head
+    ended (:attr:`HeadReader.end`), in document order: ``<img src>`` (its
+    ``srcset``'s largest candidate when it has one), ``<source srcset>`` (in a
+    ``<picture>``), SVG ``<image href>`` (or ``xlink:href``). Nothing inside
+    comments, raw text, RCDATA or a ``<template>`` counts.
+
+    :attr:`content` holds those inside a content element (:data:`CONTENT_ELEMENTS`
+    and the classes, ids and role that mark one), :attr:`elsewhere` the others,
+    each a list of attribute values (bytes, character references kept). At most
+    ``limit`` of each are kept; past that the reading stops.
+    """
+
+    def __init__(self, data: bytes, start: int, limit: int) -> None:
+        self.content: list[bytes] = []
+        self.elsewhere: list[bytes] = []
+        #: Whether the page has a content element at all.
+        self.has_content = False
+        #: Tags read one at a time (the rest are read in runs): a measure of the work.
+        self.steps = 0
+        self._read(data, start, limit)
+
+    def _read(self, data: bytes, position: int, limit: int) -> None:
+        size = len(data)
+        # Up to the first quoted value holding a ">", tags end at their first ">".
+        quoted = _QUOTED_GREATER_THAN.search(data, position)
+        simple_until = quoted.start() if quoted else size
+        # The content elements open around the position: each one's name and how
+        # many of its kind are open in it, innermost last. Content elements nest
+        # (Material's <main> holds the navigation, with the logo, and .md-content
+        # beside it): only the innermost hold the content, so each image is kept
+        # with the element it is in, and those of an element that holds another
+        # are dropped at the end.
+        open_elements: list[list] = []  # [name, depth, number]
+        holds_other: set[int] = set()
+        content: list[tuple[int, bytes]] = []
+        number = 0
+        templates = 0
+        try:
+            while position < size:
+                simple = position < simple_until
+                run = (
+                    _SIMPLE_BODY_RUN.match(data, position, simple_until) if simple else _BODY_RUN.match(data, position)
+                )
+                assert run is not None
+                position = run.end()
+                if position >= size:
+                    return
+                simple_tag = _SIMPLE_BODY_TAG.match(data, position) if simple else None
+                if simple_tag is not None and simple_tag.end() > simple_until:
+                    simple_tag = None  # the tag holding the quoted ">": the tokenizer reads it
+                if simple_tag is None and position == simple_until and simple:
+                    continue  # the quick run stopped at the boundary: read on in full
+                token = simple_tag or next_token(data, position, True)
+                self.steps += 1
+                position = token.end()
+                kind = ("end" if token.group("end_name") else "start") if simple_tag else token.lastgroup
+                if kind == "end":
+                    name = token.group("end_name").lower()
+                    if name == b"template":
+                        templates = max(0, templates - 1)
+                    elif open_elements and name == open_elements[-1][0]:
+                        open_elements[-1][1] -= 1
+                        if open_elements[-1][1] == 0:
+                            open_elements.pop()
+                    continue
+                if kind != "start":
+                    continue  # "<" as text, whitespace
+                name = token.group("name").lower()
+                text_name = name.decode("latin-1")
+                if text_name in RAW_TEXT_ELEMENTS:
+                    position = skip_text(data, text_name, position, True)[1]
+                    continue
+                if name == b"plaintext":
+                    return
+                if name == b"template":
+                    templates += 1
+                    continue
+                if templates:
+                    continue
+                if name in (b"img", b"image", b"source"):
+                    if open_elements:
+                        if len(content) >= limit:
+                            return  # enough content images: the rest cannot be listed
+                        reference = _image_reference(name, attributes_of(token.group()))
+                        if reference:
+                            content.append((open_elements[-1][2], reference))
+                    elif len(self.elsewhere) < limit:
+                        reference = _image_reference(name, attributes_of(token.group()))
+                        if reference:
+                            self.elsewhere.append(reference)
+                    continue
+                if name in (b"main", b"article") or (
+                    name in (b"div", b"section") and _marks_content(attributes_of(token.group()))
+                ):
+                    if open_elements:
+                        holds_other.add(open_elements[-1][2])
+                    number += 1
+                    open_elements.append([name, 1, number])
+                    self.has_content = True
+                elif open_elements and name == open_elements[-1][0]:
+                    open_elements[-1][1] += 1
+        finally:
+            self.content = [reference for element, reference in content if element not in holds_other]
+
+
+def _marks_content(attributes: dict[bytes, bytes]) -> bool:
+    if attributes.get(b"role", b"").strip().lower() == b"main":
+        return True
+    if CONTENT_CLASSES.intersection(attributes.get(b"class", b"").decode("latin-1").split()):
+        return True
+    return attributes.get(b"id", b"").strip().decode("latin-1") in CONTENT_IDS
+
+
+def _image_reference(name: bytes, attributes: dict[bytes, bytes]) -> bytes | None:
+    if name == b"source":
+        srcset = attributes.get(b"srcset")
+        return _largest(srcset) if srcset else None
+    if name == b"image" and (b"href" in attributes or b"xlink:href" in attributes):
+        return attributes.get(b"href") or attributes.get(b"xlink:href")
+    srcset = attributes.get(b"srcset")
+    if srcset:
+        largest = _largest(srcset)
+        if largest:
+            return largest
+    return attributes.get(b"src") or None
+
+
+def _largest(srcset: bytes) -> bytes | None:
+    url = largest_candidate(srcset[:SRCSET_READ_LIMIT].decode("latin-1"))
+    return url.encode("latin-1") if url else None

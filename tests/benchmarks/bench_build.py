@@ -5,16 +5,19 @@
 
 For each size in ``--pages``, a folder of that many pages is generated (about
 2 KiB of head each, one canonical link naming the page itself, file times
-spread over a year, a hundred pages a folder), the page cache is warmed, and
-three things run side by side, in rotating order each round, each as a
-process of its own:
+spread over a year, a hundred pages a folder; in its body a logo in a header on
+every page, the site's chrome, and two images in a ``<main>``: its own and one
+of fifty shared diagrams), the page cache is warmed, and these run side by
+side, in rotating order each round, each as a process of its own:
 
-* **floor**: walk the folder, read each page's head as the checks need it (the
-  first 4 KiB), and write the same sitemap bytes with the core
-  (``encode_pages`` of the same locs and file-time dates, ``publish.write_files``),
-  on one core;
+* **floor**: walk the folder, read each page whole (images are read from the
+  body: issue 23), and write the same sitemap bytes with the core
+  (``encode_pages`` of the same locs, file-time dates and images, known from the
+  generator, ``publish.write_files``), on one core;
 * **build**: ``sitemapkit build SITE --base-url https://example.org/ --lastmod
-  mtime`` with every page check on;
+  mtime --images`` with every page check on, images on (opt-in);
+* **build --no-images**: the same build with images off, which reads only the
+  heads: the images' cost is the ratio of the two;
 * **build in a work tree**: the same ``build`` with ``--lastmod auto`` (the
   default), the folder inside a git work tree that ignores it (Hugo's
   ``public/``, Jekyll's ``_site/``): git is asked once, and the pages take
@@ -73,9 +76,15 @@ def generate(site: Path, pages: int, start: int = 0) -> None:
         while len(head) < 2000:
             head += HEAD_FILLER
         path = folder / "index.html"
-        path.write_text(
-            head + "</head>\n<body>\n<h1>Page</h1>\n" + "<p>Text of the page.</p>\n" * 20 + "</body></html>\n"
+        body = (
+            '<header><a href="/"><img src="/assets/logo.svg" alt="logo"></a><nav><a href="/">Home</a></nav></header>\n'
+            "<main><h1>Page</h1>\n"
+            + "<p>Text of the page.</p>\n" * 10
+            + f'<figure><img src="img-{n}.png" alt="its own"><figcaption>A figure.</figcaption></figure>\n'
+            + "<p>Text of the page.</p>\n" * 10
+            + f'<img src="/shared/diagram-{n % 50}.png" alt="a shared diagram">\n</main>\n'
         )
+        path.write_text(head + "</head>\n<body>\n" + body + "</body></html>\n")
         # Times spread over a year: a true date for every page.
         stamp = epoch + (n * 7919) % 31_536_000
         os.utime(path, (stamp, stamp))
@@ -107,13 +116,17 @@ def walk(folder, prefix):
                 walk(entry.path, prefix + entry.name + "/")
             elif entry.name.endswith(".html") and not (not prefix and entry.name == "404.html"):
                 fd = os.open(entry.path, flags)
-                os.read(fd, 4096)
+                while os.read(fd, 1 << 20):
+                    pass
                 os.close(fd)
                 loc = prefix if entry.name == "index.html" else prefix + entry.name
-                pages.append(Page(loc, lastmod=dt.datetime.fromtimestamp(int(entry.stat().st_mtime), utc)))
+                n = int(loc[-8:-1]) if loc.startswith("sec-") else None
+                images = () if n is None else (f"img-{n}.png", f"/shared/diagram-{n % 50}.png")
+                stamp = dt.datetime.fromtimestamp(int(entry.stat().st_mtime), utc)
+                pages.append(Page(loc, lastmod=stamp, images=images))
 walk(site, "")
 pages.sort(key=lambda p: p.loc)
-options = Options(base_url=sys.argv[3], lastmod="mtime")
+options = Options(base_url=sys.argv[3], lastmod="mtime", images=True)
 with publish.Publication(out, options) as publication:
     result = EncodeResult()
     publish.finish(publication, publication.write(encode_pages(pages, options, result)), result, Report())
@@ -135,7 +148,7 @@ for folder, dirs, files in os.walk(site):
             path = os.path.join(folder, name)
             pages.append(Page(prefix if name == "index.html" else prefix + name, source=path, output=path))
 pages.sort(key=lambda p: p.loc)
-options = Options(base_url=sys.argv[2], lastmod="mtime")
+options = Options(base_url=sys.argv[2], lastmod="mtime", images=True)
 with open("/proc/self/smaps_rollup") as rollup:
     held = next(int(line.split()[1]) for line in rollup if line.startswith("Pss:"))
 started = time.perf_counter()
@@ -214,9 +227,16 @@ def measure(tmp: Path, pages: int, rounds: int, python: str, sitemapkit: list[st
         "floor CPU": [],
         "build CPU": [],
         "build in a work tree": [],
+        "build --no-images": [],
     }
-    peaks: dict[str, list[float]] = {"floor": [], "build": [], "build_site": [], "build in a work tree": []}
-    steps = ["floor", "build", "build_site", "build in a work tree"]
+    peaks: dict[str, list[float]] = {
+        "floor": [],
+        "build": [],
+        "build_site": [],
+        "build in a work tree": [],
+        "build --no-images": [],
+    }
+    steps = ["floor", "build", "build_site", "build in a work tree", "build --no-images"]
     for number in range(rounds):
         for step in steps[number % len(steps) :] + steps[: number % len(steps)]:
             if step == "floor":
@@ -228,15 +248,20 @@ def measure(tmp: Path, pages: int, rounds: int, python: str, sitemapkit: list[st
                 times["floor (inside)"].append(float(text.split()[-1]))
             elif step == "build":
                 wall, peak, _, cpu = run(
-                    [*sitemapkit, "build", str(site), "--base-url", BASE_URL, "--lastmod", "mtime"]
+                    [*sitemapkit, "build", str(site), "--base-url", BASE_URL, "--lastmod", "mtime", "--images"]
                 )
                 times["build"].append(wall)
                 times["build CPU"].append(cpu)
                 built = sitemap_files(site)
+            elif step == "build --no-images":
+                wall, peak, _, _ = run(
+                    [*sitemapkit, "build", str(site), "--base-url", BASE_URL, "--lastmod", "mtime", "--no-images"]
+                )
+                times["build --no-images"].append(wall)
             elif step == "build in a work tree":
                 # The folder in a project's git work tree that ignores it (Hugo's
                 # public/): lastmod 'auto' asks git once, then takes file times.
-                wall, peak, _, _ = run([*sitemapkit, "build", str(site), "--base-url", BASE_URL])
+                wall, peak, _, _ = run([*sitemapkit, "build", str(site), "--base-url", BASE_URL, "--images"])
                 times["build in a work tree"].append(wall)
                 in_work_tree = sitemap_files(site)
             else:
@@ -264,6 +289,7 @@ def measure(tmp: Path, pages: int, rounds: int, python: str, sitemapkit: list[st
         "cpu_ratio": median["build CPU"] / median["floor CPU"],
         "build_site_ratio": median["build_site (inside)"] / median["floor (inside)"],
         "work_tree_ratio": median["build in a work tree"] / median["floor"],
+        "images_ratio": median["build"] / median["build --no-images"],
         "peak": {k: max(v) for k, v in peaks.items()},
         "files": len(built),
     }
@@ -291,9 +317,9 @@ def main() -> int:
     ok = True
     print(
         "\n| pages | floor | build | build / floor (CPU) | build_site / floor (inside) "
-        "| build in a work tree / floor | peak PSS build | floor | build_site (added by the call) |"
+        "| build in a work tree / floor | images on / off | peak PSS build | floor | build_site (added by the call) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         m, s, p = r["median"], r["spread"], r["peak"]
         print(
@@ -301,6 +327,7 @@ def main() -> int:
             f"| {m['build']:.2f} s ({s['build'][0]:.2f}-{s['build'][1]:.2f}) | **{r['build_ratio']:.2f}x** ({r['cpu_ratio']:.2f}x) "
             f"| {r['build_site_ratio']:.2f}x ({m['build_site (inside)']:.2f} s / {m['floor (inside)']:.2f} s) "
             f"| {r['work_tree_ratio']:.2f}x "
+            f"| {r['images_ratio']:.2f}x ({m['build']:.2f} s / {m['build --no-images']:.2f} s) "
             f"| {p['build']:.1f} MiB | {p['floor']:.1f} MiB | {p['build_site']:.1f} MiB |"
         )
         ok &= max(r["build_ratio"], r["build_site_ratio"], r["work_tree_ratio"]) <= args.max_ratio

@@ -174,6 +174,29 @@ def inspect_all(pages: list[tuple[Path, str]], module=htmlcheck) -> float:
     return time.perf_counter() - started
 
 
+def images_all(pages: list[tuple[Path, str]]) -> float:
+    """What build_site reads with images on (``images=True``): the checks, the head's
+    dates and alternates, and the images of the body, in one read of each page."""
+    started = time.perf_counter()
+    for path, url in pages:
+        htmlcheck.inspect_built_page(path, url, dates=True, alternates=True, images=True)
+    return time.perf_counter() - started
+
+
+def images_side_by_side(name: str, pages: list[tuple[Path, str]], rounds: int, build_seconds: float) -> None:
+    """Images off (head only) and on (the whole page), alternating, and their ratio."""
+    off, on = [], []
+    for _ in range(rounds):
+        off.append(inspect_all(pages))
+        on.append(images_all(pages))
+    off_seconds, on_seconds = statistics.median(off), statistics.median(on)
+    print(
+        f"{name}: images off {off_seconds * 1e3 / len(pages):.3f} ms a page ({off_seconds / build_seconds:.2%} of the build); "
+        f"images on {on_seconds * 1e3 / len(pages):.3f} ms a page ({on_seconds / build_seconds:.2%}); "
+        f"ratio {on_seconds / off_seconds:.2f}x"
+    )
+
+
 def measure_synthetic(folder: Path, count: int, rounds: int, baseline=None) -> tuple[float, float, dict]:
     rng = random.Random(20261129)
     generated = [synthetic_page(n, rng) for n in range(count)]
@@ -223,6 +246,7 @@ def measure_synthetic(folder: Path, count: int, rounds: int, baseline=None) -> t
             f"with dates and alternates {old_with * 1e3 / count:.3f} ms a page; "
             f"this tree against it: {without / old_without:.2f}x checks only, {with_facts / old_with:.2f}x with"
         )
+    images_side_by_side("synthetic", pages, rounds, build)
     check_times = inspect_times  # the budget holds for what build_site reads
     return statistics.median(write_times), statistics.median(check_times), reasons
 
@@ -300,6 +324,7 @@ def measure_sphinx(folder: Path, python: Path, count: int, rounds: int) -> tuple
         check_times.append(seconds)
     size = sum(path.stat().st_size for path, _url in pages) / len(pages) / 1024
     print(f"sphinx: {len(pages)} built pages of {size:.1f} KiB on average; reasons {reasons}")
+    images_side_by_side("sphinx", pages, rounds, build_seconds)
     return build_seconds, statistics.median(check_times), reasons
 
 
@@ -347,6 +372,7 @@ def measure_mkdocs(folder: Path, mkdocs: Path, count: int, rounds: int) -> tuple
         check_times.append(seconds)
     size = sum(path.stat().st_size for path, _url in pages) / len(pages) / 1024
     print(f"mkdocs: {len(pages)} built pages of {size:.1f} KiB on average; reasons {reasons}")
+    images_side_by_side("mkdocs", pages, rounds, build_seconds)
     return build_seconds, statistics.median(check_times), reasons
 
 

@@ -593,3 +593,34 @@ def test_chromium_shows_every_url_of_a_built_fixture_sitemap(tmp_path):
     assert sorted(href for href, _text, _lastmod in _rows(page)) == listed
     # The four top pages, fr/ and the 16 of names/ (each with a character to encode, or not).
     assert len(listed) == 21
+
+
+IMAGE_URLSET = (
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'
+    "<url><loc>https://example.com/a</loc>"
+    "<image:image><image:loc>https://example.com/a.png</image:loc></image:image>"
+    "<image:image><image:loc>https://cdn.example.net/b%20c.jpg</image:loc></image:image>"
+    "<image:image><image:loc>javascript:alert(1)</image:loc></image:image></url>"
+    "<url><loc>https://example.com/b</loc></url></urlset>"
+)
+
+
+def test_urlset_with_images_shows_each_pages_count_and_the_images_as_links():
+    page = _transform(IMAGE_URLSET)
+    assert page.xpath("//th/@data-key")[-1] == "images"
+    rows = page.xpath("//tbody/tr")
+    assert rows[0].xpath("string(td[4])") == "3" and rows[1].xpath("string(td[4])") == "0"
+    # Only web URLs become links, as for every URL the view shows.
+    assert rows[0].xpath("td[5]/a/@href") == ["https://example.com/a.png", "https://cdn.example.net/b%20c.jpg"]
+    assert "javascript:alert(1)" in rows[0].xpath("string(td[5])")
+    assert "and 3 images" in " ".join(page.xpath("string(//p[@class='intro'])").split())
+    # Without images, no image columns.
+    assert "images" not in _transform(URLSET).xpath("//th/@data-key")
+
+
+def test_index_shows_image_totals():
+    page = _transform(INDEX, url_counts=URL_COUNTS, image_counts={"https://example.com/sitemap-2.xml": 12})
+    assert "and 12 images in all" in " ".join(page.xpath("string(//p[@class='intro'])").split())
+    rows = page.xpath("//table[@id='entries']/tbody/tr")
+    assert [row.xpath("string(td[5])").strip() for row in rows] == ["\u2013", "12", "\u2013"]
+    assert "images" not in _transform(INDEX, url_counts=URL_COUNTS).xpath("//th/@data-key")

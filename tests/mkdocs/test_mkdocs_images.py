@@ -1,0 +1,48 @@
+"""Image entries from real MkDocs builds with Material (issue 23): Markdown images,
+a figure with its caption, lazy-loaded and srcset images, a CDN image; the theme's
+logo (in its header and navigation, on every page) is chrome, told apart by
+Material's content element alone (three pages: too few for the frequency rule)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import run_sitemapkit, sitemap_entries
+
+from .conftest import Project, committed_copy
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "images" / "mkdocs"
+BASE = "https://docs.example.org/"
+
+
+def test_material_pages_list_their_content_images_and_not_the_logo(tmp_path: Path) -> None:
+    project = Project(committed_copy(FIXTURE, tmp_path / "project"))
+    built = project.cli("build", "--strict")
+    assert built.returncode == 0, built.stderr
+    site = project.site
+    assert "assets/logo.png" in (site / "plain" / "index.html").read_text()
+    entries = sitemap_entries(site)  # the image schema (strict) and ultimate-sitemap-parser
+    images = {loc: entry.get("images", []) for loc, entry in entries.items()}
+    assert images == {
+        BASE: [BASE + "img/diagram.png", BASE + "img/figure.png"],
+        BASE + "guide/": [
+            BASE + "img/lazy.png",
+            BASE + "img/large.png",  # the srcset's largest candidate
+            "https://cdn.example.net/remote.png",
+        ],  # the data: URI is not listed
+        BASE + "plain/": [],
+    }
+    assert "3 URLs, 5 images in" in built.stderr + built.stdout
+    check = run_sitemapkit("check", str(site), "--base-url", BASE)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_images_false_and_image_hosts(tmp_path: Path) -> None:
+    project = Project(committed_copy(FIXTURE, tmp_path / "project"))
+    project.configure(sitemapkit={"images": True, "image_hosts": ["docs.example.org"]})
+    project.build()
+    images = {loc: entry.get("images", []) for loc, entry in sitemap_entries(project.site).items()}
+    assert images[BASE + "guide/"] == [BASE + "img/lazy.png", BASE + "img/large.png"]
+    project.configure(sitemapkit={"images": False})
+    project.build()
+    assert b"image" not in (project.site / "sitemap.xml").read_bytes()
