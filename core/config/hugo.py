@@ -48,8 +48,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..protocol.errors import ConfigError, SitemapkitError
-from ..protocol.hostsettings import HUGO_SETTINGS, base_url_not_set
+from ..protocol.errors import SitemapkitError
+from ..protocol.hostsettings import HUGO_SETTINGS, project_options
 from ..protocol.model import Options, Page
 from ..site.dataformats import load_json, load_toml, load_yaml
 from ..site.frontmatter import read_front_matter_document
@@ -347,15 +347,7 @@ def options_for(config: HugoConfig, base_url: str | None, flags: dict[str, Any])
         raise SitemapkitError(
             f"--base-url: the languages of {config.config_file.name} have a baseURL each; set those instead"
         )
-    url = base_url or config.base_url
-    if not url:
-        raise base_url_not_set(config.config_file.name, HUGO_SETTINGS)
-    try:
-        return Options(base_url=url, **flags)
-    except ConfigError as error:
-        if error.option == "base_url" and not base_url:
-            raise SitemapkitError(f"{config.config_file.name}: {HUGO_SETTINGS.message(error)}") from None
-        raise  # a flag's, named as the flag
+    return project_options(config.config_file.name, HUGO_SETTINGS, config.base_url, base_url, flags)
 
 
 def sites(config: HugoConfig) -> list[tuple[HugoConfig, str]]:

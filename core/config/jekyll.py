@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..protocol.errors import ConfigError, SitemapkitError
-from ..protocol.hostsettings import JEKYLL_SETTINGS, base_url_not_set
+from ..protocol.errors import SitemapkitError
+from ..protocol.hostsettings import JEKYLL_SETTINGS, project_options
 from ..protocol.model import Options, Page
 from ..site.dataformats import load_yaml
 from ..site.frontmatter import read_front_matter_document
@@ -217,15 +217,7 @@ def read_project_config(path: Path | str) -> JekyllConfig:
 
 def options_for(config: JekyllConfig, base_url: str | None, flags: dict[str, Any]) -> Options:
     """The options of a run: ``url`` + ``baseurl`` (``--base-url`` wins), then the flags."""
-    url = base_url or config.base_url
-    if not url:
-        raise base_url_not_set(config.config_file.name, JEKYLL_SETTINGS)
-    try:
-        return Options(base_url=url, **flags)
-    except ConfigError as error:
-        if error.option == "base_url" and not base_url:
-            raise SitemapkitError(f"{config.config_file.name}: {JEKYLL_SETTINGS.message(error)}") from None
-        raise  # a flag's, named as the flag
+    return project_options(config.config_file.name, JEKYLL_SETTINGS, config.base_url, base_url, flags)
 
 
 def sites(config: JekyllConfig) -> list[tuple[JekyllConfig, str]]:

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import ConfigError, SitemapkitError
+from .model import Options
 
 #: Read the Docs sets this for every build: the URL the build is served at
 #: (https://docs.readthedocs.com/platform/stable/reference/environment-variables.html).
@@ -138,6 +139,25 @@ SPHINX_SETTINGS = SettingNames("html_baseurl", lambda option: f"sitemapkit_{opti
 HUGO_SETTINGS = SettingNames("baseURL", _flag)
 #: Jekyll's ``url`` (``sitemapkit build --config _config.yml``; the other options are flags).
 JEKYLL_SETTINGS = SettingNames("url", _flag)
+
+
+def project_options(
+    config_file: str, settings: SettingNames, in_file: str | None, flag: str | None, flags: Mapping[str, Any]
+) -> Options:
+    """The :class:`~sitemapkit.Options` of ``sitemapkit build --config`` for a
+    project whose file sets only the base URL (``in_file``; Hugo's ``baseURL``,
+    Jekyll's ``url``), the other options coming from ``flags``: ``--base-url``
+    (``flag``) wins; a bad or missing URL in the file is named as the file names it,
+    a flag's as the flag."""
+    url = flag or in_file
+    if not url:
+        raise base_url_not_set(config_file, settings)
+    try:
+        return Options(base_url=url, **flags)
+    except ConfigError as error:
+        if error.option == "base_url" and not flag:
+            raise SitemapkitError(f"{config_file}: {settings.message(error)}") from None
+        raise  # a flag's, named as the flag
 
 
 def base_url_not_set(config_file: str, settings: SettingNames) -> SitemapkitError:
