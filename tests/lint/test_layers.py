@@ -229,3 +229,15 @@ def _public_names() -> set[str]:
 def test_the_check_finds_each_kind_of_problem(sources: dict[str, str], expected: str) -> None:
     ranks = {"protocol": 0, "site": 1, "engine": 4, "audit": 5}
     assert any(expected in problem for problem in problems(sources, ranks)), problems(sources, ranks)
+
+
+def test_architecture_names_every_module() -> None:
+    """ARCHITECTURE.md says where each module lives and why: a new module is
+    named there, or this fails."""
+    text = (CORE / "ARCHITECTURE.md").read_text()
+    unnamed = [
+        path.relative_to(CORE).as_posix()
+        for path in sorted(CORE.glob("*/*.py"))
+        if path.name != "__init__.py" and f"`{path.relative_to(CORE).as_posix()}`" not in text
+    ]
+    assert unnamed == []
