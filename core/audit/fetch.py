@@ -10,16 +10,17 @@ need no more.
 from __future__ import annotations
 
 import dataclasses
-import http.client
-import socket
-import ssl
 import time
 import zlib
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from ..protocol.errors import SitemapkitError
 from ..protocol.version import __version__
-from .check import LimitError, inflate_at_most
+
+if TYPE_CHECKING:
+    import http.client
+    import socket
 
 # Seconds one request may take, from connecting to the last byte read.
 DEFAULT_TIMEOUT = 30.0
@@ -126,6 +127,14 @@ def sitemap_path(url: str, allowed: str) -> bool:
 def _one(
     method: str, url: str, body: bytes | None, headers: dict[str, str], timeout: float, max_bytes: int, what: str
 ) -> Response:
+    # Imported by the first request: every command's parser names DEFAULT_TIMEOUT,
+    # and `generate` or `build` should not pay for HTTP, TLS and the sitemap reader.
+    import http.client
+    import socket
+    import ssl
+
+    from .check import LimitError, inflate_at_most
+
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise FetchError(f"{what} is not an http(s) URL")

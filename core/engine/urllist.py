@@ -27,7 +27,6 @@ import os
 import operator
 import re
 import stat
-import xml.sax.saxutils
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,10 +49,12 @@ from ..protocol.encoder import (
     EntryWriter,
     newest_lastmod_in,
     closing_files,
+    entry_sizes,
+    held_marks,
 )
 from ..protocol.urls import (
     CONTROL_RANGES,
-    DOT_SEGMENT_MARKS,
+    DOT_ENDING_SEGMENT,
     SLASH_DOT_SEGMENT,
     LONE_PERCENT,
     PLAIN_BYTES,
@@ -61,6 +62,7 @@ from ..protocol.urls import (
     URI_PLAIN_CLASS,
     XML_ESCAPES,
     Scope,
+    unescape_xml,
     utf8_pattern,
 )
 
@@ -80,7 +82,7 @@ _LONE_PERCENT = re.compile(LONE_PERCENT.encode("ascii"))
 _CONTROL = re.compile(utf8_pattern(CONTROL_RANGES, allowed=b"\t\n"))
 # Lines start with the base URL, so a dot segment always follows a "/".
 _DOT_SEGMENT = re.compile(SLASH_DOT_SEGMENT.encode("ascii"))
-_DOT_SEGMENT_MARKS = [mark.encode("ascii") for mark in DOT_SEGMENT_MARKS]
+_DOT_ENDING_SEGMENT = re.compile(DOT_ENDING_SEGMENT.encode("ascii"))
 _ABSOLUTE_LINE = re.compile(b"(?m)^(?:/|" + SCHEME.encode("ascii") + b")")
 # The XML escapes a percent-encoded URL can need (the others' characters are encoded).
 _ESCAPES = [(c.encode("ascii"), e.encode("ascii")) for c, e in XML_ESCAPES.items() if c.encode("ascii") in _PLAIN]
@@ -148,6 +150,36 @@ _LOC_CLOSE = LOC_CLOSE.encode("ascii")
 _XML_PARTS = EntryParts.of(Options(base_url="https://example.org/"))
 
 
+# Each byte a line may hold as it is (and the tab and line break) becomes 0, any
+# other 1: the lines that need encoding are where a search finds a 1.
+_UNUSUAL_MASK = bytes(0 if byte in _PLAIN else 1 for byte in range(256))
+
+
+def _encoded(block: bytes, ascii_only: bool) -> bytes | None:
+    """IRIs to URIs, on the few lines of ``block`` that need it: each byte of a
+    UTF-8 sequence becomes %XX. None when those lines are not UTF-8."""
+    mask = block.translate(_UNUSUAL_MASK)
+    starts, ends = [], []
+    position = mask.find(1)
+    while position >= 0:
+        starts.append(block.rfind(b"\n", 0, position) + 1)
+        ends.append(block.index(b"\n", position))
+        position = mask.find(1, ends[-1])
+    odd_lines = b"\n".join(map(block.__getitem__, map(slice, starts, ends)))
+    if not ascii_only:
+        try:
+            odd_lines.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    pieces: list[bytes] = []
+    previous = 0
+    for start, end, line in zip(starts, ends, _NEEDS_ENCODING.sub(_percent, odd_lines).split(b"\n")):
+        pieces += (block[previous:start], line)
+        previous = end
+    pieces.append(block[previous:])
+    return b"".join(pieces)
+
+
 def plain_block(block: bytes, prefix: bytes, parts: EntryParts = _XML_PARTS) -> PlainBlock | None:
     """A block of ``URL[<TAB>DATE]`` lines formatted, or None when a line needs
     the careful path (other hosts, dot segments, fragments, comments, blank or
@@ -167,7 +199,7 @@ def plain_block(block: bytes, prefix: bytes, parts: EntryParts = _XML_PARTS) -> 
     # Every line starts with the prefix, so none is blank.
     if block.count(b"\n" + prefix) != block.count(b"\n") - 1:
         return None
-    if b"#" in block or (any(map(block.__contains__, _DOT_SEGMENT_MARKS)) and _DOT_SEGMENT.search(block)):
+    if b"#" in block or ((b"%2" in block or _DOT_ENDING_SEGMENT.search(block)) and _DOT_SEGMENT.search(block)):
         return None
     if b"%" in block:
         block = _LONE_PERCENT.sub(b"%25", block)
@@ -175,21 +207,10 @@ def plain_block(block: bytes, prefix: bytes, parts: EntryParts = _XML_PARTS) -> 
     if unusual:
         if _CONTROL.search(unusual):
             return None
-        lines = block[:-1].split(b"\n")
-        # IRIs to URIs, on the few lines that need it: each byte of a UTF-8
-        # sequence becomes %XX.
-        marks = block[:-1].translate(None, _PLAIN_BUT_BREAKS).split(b"\n")
-        needy = list(itertools.compress(itertools.count(), marks))
-        odd_lines = b"\n".join(map(lines.__getitem__, needy))
-        if not unusual.isascii():
-            try:
-                odd_lines.decode("utf-8")
-            except UnicodeDecodeError:
-                return None  # the careful path names the line
-        encoded = _NEEDS_ENCODING.sub(_percent, odd_lines).split(b"\n")
-        for i, line in zip(needy, encoded):
-            lines[i] = line
-        block = b"\n".join(lines) + b"\n"
+        encoded = _encoded(block, unusual.isascii())
+        if encoded is None:
+            return None  # not UTF-8: the careful path names the line
+        block = encoded
     body = block
     dated = block.count(b"\t")
     if dated:
@@ -428,13 +449,31 @@ class Piece(NamedTuple):
         return self.body[self.body.rfind(b"\n", 0, len(self.body) - 1) + 1 : -1]
 
 
+class BlockWork(NamedTuple):
+    """What :func:`_work_on_block` gives back of one block."""
+
+    #: The entries before the block's first boundary after its first entry.
+    lead: Piece
+    #: Whether the block's first entry is a boundary.
+    opens: bool
+    #: Whether the block holds a boundary after its first entry.
+    bounded: bool
+    #: The shards wholly inside the block from there, written.
+    inner: list[SitemapFile]
+    #: The entries from its last boundary on (empty when the lead is the whole block).
+    tail: Piece
+    excluded: list[Excluded]
+    #: Asked for while a speculation is not yet settled: each entry's size in a
+    #: file, and the extensions its head would declare (see _Speculation).
+    sizes: list[int] | None = None
+    marks: int = 0
+
+
 def _work_on_block(
-    worker: _BlockWorker, task: bytes | tuple[int, int], threshold: int
-) -> tuple[Piece, bool, bool, list[SitemapFile], Piece, list[Excluded]]:
-    """The entries before the block's first boundary after its first
-    entry (the lead, and whether its first entry is a boundary), the shards wholly
-    inside the block from there (written here), and the entries from its last
-    boundary on (tail; empty when the lead is the whole block).
+    worker: _BlockWorker, task: bytes | tuple[int, int], threshold: int, sizes_wanted: bool = False
+) -> BlockWork:
+    """A block cut by the boundary rule ``threshold``: the shards wholly inside
+    it written, the pieces at its ends returned (see :class:`BlockWork`).
 
     The block's first entry never goes into a shard written here: it may repeat
     the previous block's last, which only the main process can know."""
@@ -446,30 +485,110 @@ def _work_on_block(
     if plain is None:
         result = EncodeResult()
         entries, hashes = formatter.entries(block, result)
+        sizes = list(entry_sizes(entries)) if sizes_wanted else None
+        marks = held_marks(entries) if sizes_wanted else 0
         bounds = planner.boundaries(hashes)
         opens = bool(bounds) and bounds[0] == 0
         bounds = [b for b in bounds if b > 0]
         if not bounds:
-            return Piece.of_entries(entries), opens, False, [], Piece(b"", 0, None), result.excluded
+            empty = Piece(b"", 0, None)
+            return BlockWork(Piece.of_entries(entries), opens, False, [], empty, result.excluded, sizes, marks)
         inner = []
         for a, b in zip(bounds, bounds[1:]):
             inner += _write(worker.folder, planner.shards(entries[a:b]))
         lead = Piece.of_entries(entries[: bounds[0]])
-        return lead, opens, True, inner, Piece.of_entries(entries[bounds[-1] :]), result.excluded
+        tail = Piece.of_entries(entries[bounds[-1] :])
+        return BlockWork(lead, opens, True, inner, tail, result.excluded, sizes, marks)
     body, dates = plain.body, plain.dates
+    sizes = list(entry_sizes(plain.entries())) if sizes_wanted else None
     bounds = planner.boundaries(plain.hashes)
     opens = bool(bounds) and bounds[0] == 0
     bounds = [b for b in bounds if b > 0]
     if not bounds:
-        return Piece(body, len(dates), newest_written(dates)), opens, False, [], Piece(b"", 0, None), []
-    # Shards are cut straight out of the formatted block.
+        lead = Piece(body, len(dates), newest_written(dates))
+        return BlockWork(lead, opens, False, [], Piece(b"", 0, None), [], sizes)
+    # Shards are cut straight out of the formatted block, whose entries use no
+    # extension (the quick path takes no images).
     starts = plain.offsets(bounds)
     inner = []
     for a, b, start, end in zip(bounds, bounds[1:], starts, starts[1:]):
-        inner += _write(worker.folder, planner.shards_of_body(body[start:end], b - a, newest_written(dates[a:b])))
+        run = planner.shards_of_body(body[start:end], b - a, newest_written(dates[a:b]), marks=0)
+        inner += _write(worker.folder, run)
     lead = Piece(body[: starts[0]], bounds[0], newest_written(dates[: bounds[0]]))
     tail = Piece(body[starts[-1] :], len(dates) - bounds[-1], newest_written(dates[bounds[-1] :]))
-    return lead, opens, True, inner, tail, []
+    return BlockWork(lead, opens, True, inner, tail, [], sizes)
+
+
+# How much of a file's first block is formatted to predict its boundary rule.
+SAMPLE_BYTES = 1 << 16
+# A file is cut into shards from its first block on only when a list this much
+# smaller than the sample predicts would still not fit one file.
+SPECULATION_MARGIN = 0.8
+
+
+class _Mispredicted(Exception):
+    """The speculation was wrong: the list is formatted again without it."""
+
+
+class _Speculation:
+    """A large file's shards cut from its first block on, by the boundary rule
+    a sample of its first lines predicts, instead of holding its first file's
+    worth of entries until that rule is known (see :class:`Sequencer`): every
+    process then cuts, compresses and writes from the start.
+
+    The rule depends on the entries up to the first that does not fit one file
+    (:meth:`ShardPlanner.average_to_overflow`), so it is checked once those are
+    known, and the list is written again without speculating when the rule
+    differs or everything fits one file after all: the same bytes either way.
+    The rule changes only where the average entry crosses a power of two, so a
+    prediction is practically never wrong."""
+
+    def __init__(self, planner: ShardPlanner, threshold: int) -> None:
+        self.planner = planner
+        self.threshold = threshold
+        self.sizes: list[int] = []
+        self.size = 0
+        self.marks = 0
+        self.settled = False
+
+    @classmethod
+    def of_file(cls, formatter: _BlockFormatter, descriptor: int, first: tuple[int, int]) -> _Speculation | None:
+        """A speculation for the file whose first block is the range ``first``,
+        or None when it may fit one file or its sample cannot be formatted."""
+        size = os.fstat(descriptor).st_size
+        sample = read_lines(descriptor, first[0], min(first[1], first[0] + SAMPLE_BYTES))
+        try:
+            entries, _ = formatter.entries(sample, EncodeResult())
+        except _LineError:
+            return None  # the real pass names the line
+        if not entries:
+            return None
+        planner = formatter.planner
+        sizes = list(entry_sizes(entries))
+        expected = (size - first[0]) / len(sample) * SPECULATION_MARGIN
+        if planner.fits_one_file(int(len(entries) * expected), int(sum(sizes) * expected), held_marks(entries)):
+            return None
+        return cls(planner, planner.boundary_threshold(planner.average_to_overflow(sizes)))
+
+    def add(self, sizes: list[int], marks: int) -> None:
+        """A block's entries, in order: raises :class:`_Mispredicted` once they
+        stop fitting one file under another rule than the one predicted."""
+        if self.settled:
+            return
+        self.sizes += sizes
+        self.size += sum(sizes)
+        self.marks |= marks
+        if self.planner.fits_one_file(len(self.sizes), self.size, self.marks):
+            return
+        self.settled = True
+        threshold = self.planner.boundary_threshold(self.planner.average_to_overflow(self.sizes))
+        self.sizes = []
+        if threshold != self.threshold:
+            raise _Mispredicted
+
+    def finish(self) -> None:
+        if not self.settled:
+            raise _Mispredicted  # the whole list fits one file
 
 
 def _format_block(worker: _BlockWorker, task: bytes | tuple[int, int]):
@@ -542,9 +661,7 @@ class _InOrder:
         if loc != self.last:
             return False
         text = loc.decode("ascii")
-        self.result.excluded.append(
-            Excluded(text if self.text else xml.sax.saxutils.unescape(text, _UNESCAPES), "duplicate")
-        )
+        self.result.excluded.append(Excluded(text if self.text else unescape_xml(text), "duplicate"))
         return True
 
     def entries(self, entries: list[bytes], hashes: list[int]) -> tuple[list[bytes], list[int]]:
@@ -564,9 +681,6 @@ class _InOrder:
         if last.urls:
             self.last = self._loc(last.last_entry())
         return lead, opens
-
-
-_UNESCAPES = {"&apos;": "'", "&quot;": '"'}
 
 
 def generate(source: BinaryIO, options: Options, folder: Path) -> Report:
@@ -624,7 +738,23 @@ def write_url_list(
             count = workers.worker_count()
             # A block is big: one a process ahead, and one more, keep them busy.
             pool = workers.Workers(_block_worker, (options, str(folder), descriptor), count, ahead=count + 1)
-            _work_in_pool(itertools.chain([first, second], blocks), pool, sequencer, in_order, ordered)
+            speculation = None if ranges is None else _Speculation.of_file(formatter, descriptor, first)  # type: ignore[arg-type]
+            if speculation is not None:
+                sequencer.single = False
+                formatter.planner.threshold = speculation.threshold
+            excluded = len(result.excluded)
+            try:
+                _work_in_pool(itertools.chain([first, second], blocks), pool, sequencer, in_order, ordered, speculation)
+            except _Mispredicted:
+                # Again from the start, without speculating: the shards written
+                # so far are named by their content and named by no index, so
+                # the publication removes them.
+                del result.excluded[excluded:]
+                sequencer = Sequencer(formatter.planner)
+                in_order = _InOrder(options, source, descriptor, result)
+                in_order.origin = first[0]  # type: ignore[index]
+                ordered = []
+                _work_in_pool(file_ranges(source), pool, sequencer, in_order, ordered, None)  # type: ignore[arg-type]
         written = [
             f for part in ordered for f in (pool.result(part) if pool and isinstance(part, workers.Task) else part)
         ]
@@ -639,7 +769,12 @@ def write_url_list(
 
 
 def _work_in_pool(
-    blocks: Iterator, pool: workers.Workers, sequencer: Sequencer, in_order: _InOrder, ordered: list
+    blocks: Iterator,
+    pool: workers.Workers,
+    sequencer: Sequencer,
+    in_order: _InOrder,
+    ordered: list,
+    speculation: _Speculation | None = None,
 ) -> None:
     """Hand the blocks to the pool; collect their shards into ``ordered``.
 
@@ -667,9 +802,12 @@ def _work_in_pool(
             for run in sequencer.feed_runs(*in_order.entries(entries, hashes)):
                 ordered.append(pool.submit(_write_run, run))
             return
-        lead, opens, bounded, inner, tail, excluded = outcome
+        lead, opens, bounded, inner, tail, excluded, sizes, marks = outcome
         result.excluded.extend(excluded)
+        urls = lead.urls
         lead, opens = in_order.lead(lead, opens, tail)
+        if speculation is not None and sizes is not None:
+            speculation.add(sizes[urls - lead.urls :], marks)
         if sequencer.run:
             # The run the formatting phase left open.
             open_run.append(Piece.of_entries(sequencer.run))
@@ -693,13 +831,15 @@ def _work_in_pool(
         if sequencer.single:
             pending.append((_format_block, pool.submit(_format_block, block), block, first_line))
         else:
-            pending.append(
-                (_work_on_block, pool.submit(_work_on_block, block, sequencer.planner.threshold), block, first_line)
-            )
+            sizes_wanted = speculation is not None and not speculation.settled
+            handed = pool.submit(_work_on_block, block, sequencer.planner.threshold, sizes_wanted)
+            pending.append((_work_on_block, handed, block, first_line))
         # Results are taken in order, a few blocks behind the newest handed out.
         while len(pending) > pool.ahead:
             take(*pending.popleft())
     while pending:
         take(*pending.popleft())
+    if speculation is not None:
+        speculation.finish()
     if any(piece.urls for piece in open_run):
         ordered.append(pool.submit(_write_pieces, open_run))

@@ -35,19 +35,22 @@ waits while the workers run.
 from __future__ import annotations
 
 import collections
-import concurrent.futures
 import contextlib
 import functools
 import gc
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
+
+# concurrent.futures and multiprocessing are imported when a pool starts: most
+# builds and lists are small and start none, and the two cost more to import
+# than writing a small site's sitemap does.
+if TYPE_CHECKING:
+    import concurrent.futures
 
 # More processes than this buy nothing: the steps they share (the walk, the
 # writer) become the bottleneck.
@@ -81,6 +84,8 @@ def can_fork() -> bool:
     """Whether worker processes may be forked from this process now: not on
     macOS, whose system libraries are not safe to use in a forked child
     (Python starts its processes by spawning there since 3.8)."""
+    import multiprocessing
+
     return (
         sys.platform != "darwin"
         and "fork" in multiprocessing.get_all_start_methods()
@@ -142,23 +147,33 @@ def _start(parent: int, initializer: Callable[..., None], initargs: tuple) -> No
     initializer(*initargs)
 
 
+class Done:
+    """A task done at once: what a future gives, without the machinery."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
 class InProcess:
     """A pool's interface, doing each task at once, here: one core, or no fork."""
 
     def __init__(self, initializer: Callable[..., None], initargs: tuple = ()) -> None:
         initializer(*initargs)
 
-    def submit(self, task: Callable[..., Any], *args: Any) -> concurrent.futures.Future:
-        future: concurrent.futures.Future = concurrent.futures.Future()
-        future.set_result(task(*args))
-        return future
+    def submit(self, task: Callable[..., Any], *args: Any) -> Done:
+        return Done(task(*args))
 
     def shutdown(self, cancel_futures: bool = False) -> None:
         pass
 
 
 #: What start_pool gives: processes, or the stand-in.
-Pool = Union[concurrent.futures.ProcessPoolExecutor, InProcess]
+Pool = Union["concurrent.futures.ProcessPoolExecutor", InProcess]
 
 
 @contextlib.contextmanager
@@ -184,6 +199,9 @@ def start_pool(initializer: Callable[..., None], initargs: tuple = (), workers: 
     workers = worker_count() if workers is None else workers
     if workers <= 1 or not can_fork():
         return InProcess(initializer, initargs)
+    import concurrent.futures
+    import multiprocessing
+
     with objects_frozen():
         pool = concurrent.futures.ProcessPoolExecutor(
             workers,
@@ -222,12 +240,19 @@ class Task:
 
     __slots__ = ("task", "args", "future")
 
-    def __init__(self, task: Callable[..., Any], args: tuple, future: concurrent.futures.Future | None) -> None:
+    def __init__(self, task: Callable[..., Any], args: tuple, future: concurrent.futures.Future | Done | None) -> None:
         self.task, self.args, self.future = task, args, future
 
 
+def _broken_pool() -> type[Exception]:
+    """The error a pool's futures raise when a worker died (imported by then)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    return BrokenProcessPool
+
+
 def _forget_args(handed: Task, future: concurrent.futures.Future) -> None:
-    if not future.cancelled() and not isinstance(future.exception(), BrokenProcessPool):
+    if not future.cancelled() and not isinstance(future.exception(), _broken_pool()):
         handed.args = ()
 
 
@@ -267,11 +292,13 @@ class Workers:
             return Task(task, args, None)
         try:
             future = self._pool.submit(_run, self.make_state, task, args)
-        except BrokenProcessPool:
+        except Exception as error:
+            if not isinstance(error, _broken_pool()):
+                raise
             self._lost()
             return Task(task, args, None)
         handed = Task(task, args, future)
-        if not isinstance(self._pool, InProcess):
+        if not isinstance(future, Done):
             # Done by its worker, the task is not needed again: its arguments (a
             # shard's entries) are freed now, not when its result is taken.
             future.add_done_callback(functools.partial(_forget_args, handed))
@@ -283,7 +310,9 @@ class Workers:
         if handed.future is not None:
             try:
                 return handed.future.result()
-            except BrokenProcessPool:
+            except Exception as error:
+                if not isinstance(error, _broken_pool()):
+                    raise
                 self._lost()
         if self._state is None:
             self._state = self.make_state(*self.args)

@@ -347,6 +347,17 @@ def _has_images(entries: list[bytes]) -> bool:
     return any(map(operator.contains, entries, itertools.repeat(_IMAGE_MARK)))
 
 
+def held_marks(entries: list[bytes], alternates: bool | int = False) -> int:
+    """The extensions a single file of ``entries`` declares in its head (see
+    :class:`Sequencer`): the alternates its caller knows of, and images."""
+    return int(alternates) | (IMAGES if _has_images(entries) else 0)
+
+
+def entry_sizes(entries: Iterable[bytes]) -> Iterator[int]:
+    """Each entry's bytes in a file: its own and its line break."""
+    return map(operator.add, map(len, entries), itertools.repeat(1))
+
+
 _LASTMOD_TEXT = re.compile(LASTMOD_OPEN.encode("ascii") + b"([^<]+)" + LASTMOD_CLOSE.encode("ascii"))
 
 
@@ -394,6 +405,15 @@ class ShardPlanner:
     def fits_alone(self, entry: bytes) -> bool:
         return self.fits_one_file(1, len(entry) + 1, extensions_in(entry))
 
+    def average_to_overflow(self, sizes: Iterable[int]) -> int:
+        """The average size (bytes with break) of the entries up to the first
+        that does not fit one file, from the sizes of the entries held when they
+        stopped fitting: the same however they were batched."""
+        cumulative = list(itertools.accumulate(sizes))
+        room = self.max_bytes - len(self.heads[1]) - len(self.foot)
+        upto = min(bisect.bisect_right(cumulative, room) + 1, self.max_urls + 1, len(cumulative))
+        return cumulative[upto - 1] // upto
+
     def choose_boundaries(self, average_entry: int) -> None:
         """Fix the boundary rule from the average entry size (bytes with break).
 
@@ -404,11 +424,16 @@ class ShardPlanner:
         core work on its own part of a very large list. A power of two keeps the
         rule stable as a site grows.
         """
+        self.threshold = self.boundary_threshold(average_entry)
+
+    def boundary_threshold(self, average_entry: int) -> int:
+        """The rule :meth:`choose_boundaries` fixes, without fixing it: an entry
+        opens a shard when its loc's crc32 is below the value returned."""
         room = (self.max_bytes - len(self.heads[1]) - len(self.foot)) // max(1, average_entry)
         target = max(1, min(self.max_urls, room) // SHARD_FRACTION)
         bits = target.bit_length() - 1
         # An entry opens a shard when the top `bits` bits of its crc32 are zero.
-        self.threshold = 1 << (32 - bits) if bits > 0 else 0
+        return 1 << (32 - bits) if bits > 0 else 0
 
     def boundaries(self, hashes: list[int]) -> list[int]:
         """Indexes of the entries that open a shard, from the crc32 of each one's
@@ -454,8 +479,11 @@ class ShardPlanner:
         newest = None if self.text_format else newest_lastmod_in(body)
         return self._file(body, len(entries), newest, name)
 
-    def _file(self, body: bytes, count: int, newest: str | None, name: str | None = None) -> SitemapFile:
-        marks = 0 if self.text_format else extensions_in(body)
+    def _file(
+        self, body: bytes, count: int, newest: str | None, name: str | None = None, marks: int | None = None
+    ) -> SitemapFile:
+        if marks is None:
+            marks = 0 if self.text_format else extensions_in(body)
         data = self.heads[marks] + body + self.foot
         crc = None
         if name is None:
@@ -479,13 +507,19 @@ class ShardPlanner:
     def shards(self, run: list[bytes], alternates: bool | int = False) -> list[SitemapFile]:
         return [self.render(run[a:b]) for a, b in self.cut(run, alternates)]
 
-    def shards_of_body(self, body: bytes, count: int, newest: str | None) -> list[SitemapFile]:
+    def shards_of_body(
+        self, body: bytes, count: int, newest: str | None, marks: int | None = None
+    ) -> list[SitemapFile]:
         """The shards of one run given as its ``count`` ``<url>`` entries without
         hreflang links, each followed by a line break, and their newest lastmod:
         the same files :meth:`shards` makes of the entries, without splitting
-        them apart when the run fits one file, as runs almost always do."""
-        if self.fits_one_file(count, len(body), extensions_in(body)):
-            return [self._file(body, count, newest)]
+        them apart when the run fits one file, as runs almost always do.
+        ``marks``: the extensions the entries use, when the caller knows them
+        (see :func:`extensions_in`)."""
+        if marks is None:
+            marks = extensions_in(body)
+        if self.fits_one_file(count, len(body), marks):
+            return [self._file(body, count, newest, marks=marks)]
         return self.shards(body[:-1].split(b"\n"))
 
 
@@ -525,19 +559,14 @@ class Sequencer:
             self.held_hashes.extend(hashes)
             self.held_size += sum(map(len, entries)) + len(entries)
             # The single file's head declares what its entries use: images too.
-            self.held_alternates = self.held_alternates | alternates | (IMAGES if _has_images(entries) else 0)
+            self.held_alternates = self.held_alternates | held_marks(entries, alternates)
             self.alternates = self.held_alternates
             if self.planner.fits_one_file(len(self.held), self.held_size, self.held_alternates):
                 return []
             self.single = False
             entries, self.held = self.held, []
             hashes, self.held_hashes = self.held_hashes, []
-            # The average over the entries up to the first that did not fit one
-            # file: the same however the input was batched.
-            cumulative = list(itertools.accumulate(map(operator.add, map(len, entries), itertools.repeat(1))))
-            room = self.planner.max_bytes - len(self.planner.heads[1]) - len(self.planner.foot)
-            upto = min(bisect.bisect_right(cumulative, room) + 1, self.planner.max_urls + 1, len(entries))
-            self.planner.choose_boundaries(cumulative[upto - 1] // upto)
+            self.planner.choose_boundaries(self.planner.average_to_overflow(entry_sizes(entries)))
         self.alternates = self.alternates | alternates
         bounds = self.planner.boundaries(hashes)
         if not bounds:

@@ -20,8 +20,14 @@ pieces, so a name one makes is a name the other knows.
 
 from __future__ import annotations
 
-import hashlib
 import re
+
+try:
+    # CPython's own BLAKE2, without hashlib's loading of OpenSSL, which costs
+    # more than naming a small site's files does.
+    from _blake2 import blake2b
+except ImportError:  # another Python
+    from hashlib import blake2b
 
 #: Bytes of the digest of a shard's first URL in its name (hex: twice as many digits).
 SHARD_URL_DIGEST_BYTES = 5
@@ -43,7 +49,7 @@ def stem(filename: str) -> str:
 def shard_name(filename: str, first_loc: bytes, crc: int, *, gzip: bool) -> str:
     """The name of a shard of the set whose entry point is ``filename``, holding
     ``first_loc`` (its first URL, as written) first and bytes whose crc32 is ``crc``."""
-    digest = hashlib.blake2b(first_loc, digest_size=SHARD_URL_DIGEST_BYTES).hexdigest()
+    digest = blake2b(first_loc, digest_size=SHARD_URL_DIGEST_BYTES).hexdigest()
     extension = "." + filename.rpartition(".")[2] + (GZIP_EXTENSION if gzip else "")
     return f"{stem(filename)}-{digest}{crc:0{SHARD_CRC_DIGITS}x}{extension}"
 
@@ -60,7 +66,7 @@ def index_name(filename: str, number: int) -> str:
 def content_index_name(filename: str, data: bytes) -> str:
     """An index named by its content ``data``, for sets of several indexes that
     robots.txt names (see publish's ``finish``)."""
-    return f"{stem(filename)}{_INDEX_MARK}{hashlib.blake2b(data, digest_size=INDEX_DIGEST_BYTES).hexdigest()}.xml"
+    return f"{stem(filename)}{_INDEX_MARK}{blake2b(data, digest_size=INDEX_DIGEST_BYTES).hexdigest()}.xml"
 
 
 def own_file_pattern(filename: str) -> re.Pattern[str]:

@@ -35,10 +35,12 @@ SCHEME_NAME = r"[A-Za-z][A-Za-z0-9+.-]*"
 SCHEME = SCHEME_NAME + "://"
 #: A "." or ".." path segment after its "/", "." also spelled %2E (RFC 3986
 #: section 6.2.2.2), up to the end of the segment (the tab and line break end a
-#: line of a URL list). Every match holds one of DOT_SEGMENT_MARKS, which a
-#: whole-block scan looks for first (a plain substring search is fast).
+#: line of a URL list).
 SLASH_DOT_SEGMENT = r"/(?:\.|%2[Ee]){1,2}(?=[/?#\t\n]|\Z)"
-DOT_SEGMENT_MARKS = ("/.", "/%2e", "/%2E")
+#: Every SLASH_DOT_SEGMENT match holds a "%2" (of "%2E") or a match of this, a
+#: "." ending a segment, which a whole block is searched for first: both are
+#: rarer in URLs than "/", so the searches skip ahead fast.
+DOT_ENDING_SEGMENT = r"\.(?=[/?#\t\n]|\Z)"
 #: The same at the start of a relative path too.
 DOT_SEGMENT = r"(?:^|/)" + SLASH_DOT_SEGMENT[1:]
 #: sitemaps.org "Entity escaping": & ' " > < become &amp; &apos; &quot; &gt; &lt;.
@@ -293,6 +295,16 @@ def escape_xml(text: str) -> str:
         if ("&" in text or "'" in text or "<" in text or '"' in text or ">" in text)
         else text
     )
+
+
+def unescape_xml(text: str) -> str:
+    """What :func:`escape_xml` escaped, as it was (``&amp;`` last, so that
+    ``&amp;lt;`` stays ``&lt;``)."""
+    if "&" not in text:
+        return text
+    for char, entity in sorted(XML_ESCAPES.items(), key=lambda item: item[0] == "&"):
+        text = text.replace(entity, char)
+    return text
 
 
 # ---- comparing URLs: canonical links, robots.txt rules, `check` -----------------------

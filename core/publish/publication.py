@@ -14,9 +14,9 @@ the same input gives the same bytes.
 
 from __future__ import annotations
 
-import concurrent.futures
 import errno
 import importlib
+import itertools
 import os
 import re
 import struct
@@ -405,12 +405,19 @@ class Publication:
         being formatted: zlib releases the GIL, so both cores work. At most two
         shards wait at once, which keeps memory flat however many URLs there are.
         """
+        files = iter(files)
+        first = list(itertools.islice(files, 2))
+        if len(first) < 2:
+            # Most sites are one file: no thread (nor its imports) for it.
+            return [self.add(item) for item in first]
+        import concurrent.futures
+
         written: list[SitemapFile] = []
         pending: list[concurrent.futures.Future] = []
         # Leaving the pool waits for what is being written, failed or not, so a
         # roll-back sees every file this run wrote.
         with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-write") as pool:
-            for item in files:
+            for item in itertools.chain(first, files):
                 while len(pending) >= 2:
                     written.append(pending.pop(0).result())
                 pending.append(pool.submit(self.add, item))

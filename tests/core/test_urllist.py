@@ -156,6 +156,89 @@ def test_parallel_writer_matches_page_generator(
     assert len(sitemap_entries(out)) == n - 1
 
 
+def _speculations(monkeypatch) -> dict[str, int]:
+    """Counts of the speculations a run made and of those found wrong."""
+    counts = {"made": 0, "wrong": 0}
+    real_of_file = urllist._Speculation.of_file
+
+    def of_file(*args):
+        speculation = real_of_file(*args)
+        counts["made"] += speculation is not None
+        return speculation
+
+    class Mispredicted(urllist._Mispredicted):
+        def __init__(self) -> None:
+            counts["wrong"] += 1
+
+    monkeypatch.setattr(urllist._Speculation, "of_file", staticmethod(of_file))
+    monkeypatch.setattr(urllist, "_Mispredicted", Mispredicted)
+    return counts
+
+
+def _written_from_file(tmp_path: Path, lines: list[str], options: Options) -> dict[str, bytes]:
+    (tmp_path / "urls.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    with open(tmp_path / "urls.tsv", "rb") as source:
+        written = write_url_list(source, options, out, EncodeResult())
+    return {f.name: (out / f.name).read_bytes() for f in written}
+
+
+def _expected(lines: list[str], options: Options) -> dict[str, bytes]:
+    pages = [Page(url, lastmod=lastmod or None) for url, _, lastmod in (line.partition("\t") for line in lines)]
+    return {f.name: f.data for f in encode_pages(pages, options)}
+
+
+@pytest.mark.parametrize("processes", [2, 1])
+def test_a_large_file_is_cut_into_shards_from_its_first_block(tmp_path: Path, monkeypatch, processes: int) -> None:
+    """A file too large for one sitemap is cut from the start by the boundary rule
+    its first lines predict (no first file's worth held back), to the same bytes."""
+    counts = _speculations(monkeypatch)
+    monkeypatch.setattr(urllist, "BLOCK_BYTES", 1024)
+    monkeypatch.setattr(workers, "worker_count", lambda: processes)
+    options = Options(base_url=BASE, max_urls=100, max_bytes=65536)
+    lines = make_list(3000)
+    assert _written_from_file(tmp_path, lines, options) == _expected(lines, options)
+    assert counts == {"made": 1, "wrong": 0}
+
+
+def test_a_wrong_boundary_rule_is_found_and_the_list_written_again(tmp_path: Path, monkeypatch) -> None:
+    """Short first lines predict one boundary rule; the long lines up to the first
+    file's end make another: found once they are known, and the list is written
+    again without speculating, to the same bytes."""
+    counts = _speculations(monkeypatch)
+    monkeypatch.setattr(urllist, "BLOCK_BYTES", 1024)
+    monkeypatch.setattr(workers, "worker_count", lambda: 2)
+    options = Options(base_url=BASE, max_bytes=65536)
+    short = [f"a/{i:04d}" for i in range(60)]
+    long = [f"b/{i:04d}/" + "x" * 150 for i in range(2000)]
+    lines = short + long
+    assert _written_from_file(tmp_path, lines, options) == _expected(lines, options)
+    assert counts == {"made": 1, "wrong": 1}
+
+
+def test_a_large_file_that_fits_one_sitemap_after_all_is_one_sitemap(tmp_path: Path, monkeypatch) -> None:
+    """Its first block predicts many files; the rest is comments: one sitemap, as
+    without speculating, and no shard left behind."""
+    counts = _speculations(monkeypatch)
+    monkeypatch.setattr(urllist, "BLOCK_BYTES", 1024)
+    monkeypatch.setattr(workers, "worker_count", lambda: 2)
+    options = Options(base_url=BASE, max_urls=100, max_bytes=65536)
+    lines = [f"page/{i:03d}" for i in range(90)] + ["# " + "comment " * 10] * 3000
+    expected = _expected([line for line in lines if not line.startswith("#")], options)
+    assert list(expected) == ["sitemap.xml"]
+    (tmp_path / "urls.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "site"
+    out.mkdir()
+    with open(tmp_path / "urls.tsv", "rb") as source:
+        report = urllist.generate(source, options, out)
+    assert report.urls == 90
+    # The shards the wrong guess wrote were removed with the publication.
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith("sitemap")) == ["sitemap.xml"]
+    assert (out / "sitemap.xml").read_bytes() == expected["sitemap.xml"]
+    assert counts == {"made": 1, "wrong": 1}
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=30),
