@@ -3,6 +3,7 @@
     python3 tests/tasks.py test        # every test, each generator in its own venv
     python3 tests/tasks.py demo        # build the fixture sites for real, then check them
     python3 tests/tasks.py bench       # benchmarks under tests/benchmarks (not part of test)
+    python3 tests/tasks.py bench --script bench_core.py -- --urls 20000 --rounds 1
 
 Each generator's newest release, and the oldest pyproject.toml allows, is tested in
 a virtual environment of its own (``.venvs/<name>``): mkdocs-material 9.8 and
@@ -401,8 +402,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     names = args.only or list(BENCHMARKS)
     worst = 0
     for name in names:
+        # --script: only those (each takes its own arguments, passed after `--`).
+        scripts = [s for s in BENCHMARKS[name] if not args.script or s in args.script]
+        if not scripts:
+            continue
         python = ensure_env(name, BENCH_EXTRAS[name])
-        for script_name in BENCHMARKS[name]:
+        for script_name in scripts:
             script = ROOT / "tests" / "benchmarks" / script_name
             print(f"\n[tasks] === benchmark {script_name} (.venvs/{name})", flush=True)
             worst = worst or subprocess.run([str(python), str(script), *args.bench_args], cwd=ROOT).returncode
@@ -423,7 +428,13 @@ def main() -> int:
     )
     bench = sub.add_parser("bench", help="run the benchmarks (not part of the tests)")
     bench.add_argument("--only", action="append", choices=list(BENCHMARKS))
-    bench.add_argument("bench_args", nargs="*")
+    bench.add_argument(
+        "--script",
+        action="append",
+        choices=[s for scripts in BENCHMARKS.values() for s in scripts],
+        help="run only this benchmark (repeatable); its own arguments go after --",
+    )
+    bench.add_argument("bench_args", nargs="*", help="passed to every benchmark run (after --)")
     args = parser.parse_args()
     problem = interpreter_problem()
     if problem:
