@@ -277,12 +277,18 @@ class _BlockFormatter:
             + _LONGEST_DATE
             + max(len(self.parts.dated_closing), len(self.parts.undated_closing))
         )
+        # Whether the longest entry the quick path can make (a loc it takes is
+        # at most MAX_LOC_LENGTH bytes, each byte escaped to six at most) fits
+        # one file: under any real limit it does, and no entry is measured.
+        self.any_plain_entry_fits = self.planner.fits_one_file(1, 6 * MAX_LOC_LENGTH + self.frame + 1, False)
 
     def plain(self, block: bytes) -> PlainBlock | None:
         """The block through the quick path, when it can take it."""
         plain = plain_block(block, self.prefix, self.parts)
         if plain is None:
             return None
+        if self.any_plain_entry_fits:
+            return plain
         # The longest entry an escaped loc of this length can make (each & and '
         # grows to six bytes at most); only tiny test limits measure them all.
         longest = 6 * max(map(len, plain.locs)) + self.frame
