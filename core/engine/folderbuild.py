@@ -32,6 +32,7 @@ import array
 import datetime as dt
 import heapq
 import itertools
+import operator
 import os
 import re
 from collections.abc import Iterator
@@ -45,6 +46,7 @@ from ..protocol.encoder import (
     EntryWriter,
     ShardPlanner,
     encode_entries,
+    encode_entry_batches,
     image_elements,
     image_host,
     loc_hash,
@@ -411,6 +413,10 @@ def _build_folder(
 
     # Taken from the end, each page's bytes freed once its entry is encoded.
     listed.reverse()
+    if not flat and not options.images:
+        # No entry to change: a batch at a time, with no Python code per entry.
+        batches = _listed_batches(listed, report)
+        return write_sitemaps(lambda result: encode_entry_batches(batches, options, result), publication, report)
 
     # Images on most pages are the site's chrome: taken out of the entries made
     # in the workers, which saw a chunk each.
@@ -446,6 +452,37 @@ def _build_folder(
             yield entry, loc.decode("ascii"), loc_hash(loc), False
 
     return write_sitemaps(lambda result: encode_entries(entries(result), options, result), publication, report)
+
+
+# Entries handed to the encoder at a time, from the end of the sorted list.
+_POST_BATCH = 4096
+
+
+def _listed_batches(listed: list[bytes], report: Report) -> Iterator[tuple[list[bytes], list[int], bool]]:
+    """The entries of ``listed`` (sorted, then reversed: see _CheckedPages.listed),
+    in batches for :func:`encode_entry_batches`, taken from its end so that each
+    batch's bytes are freed once encoded; the second of two pages with one loc
+    left out as a duplicate."""
+    previous = None
+    while listed:
+        batch = listed[-_POST_BATCH:]
+        del listed[-_POST_BATCH:]
+        batch.reverse()
+        cuts = list(map(bytes.index, batch, itertools.repeat(b"\0")))
+        locs = [item[:cut] for item, cut in zip(batch, cuts)]
+        entries = [item[cut + 2 + _ORDER_BYTES :] for item, cut in zip(batch, cuts)]
+        if locs[0] == previous or any(map(operator.eq, locs, itertools.islice(locs, 1, None))):
+            kept = [index for index, loc in enumerate(locs) if loc != (locs[index - 1] if index else previous)]
+            report.excluded += [
+                Excluded(loc.decode("ascii"), "duplicate")
+                for index, loc in enumerate(locs)
+                if loc == (locs[index - 1] if index else previous)
+            ]
+            entries, locs = [entries[i] for i in kept], [locs[i] for i in kept]
+        if not locs:
+            continue
+        previous = locs[-1]
+        yield entries, list(map(loc_hash, locs)), False
 
 
 def _build_together(

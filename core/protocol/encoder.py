@@ -681,25 +681,38 @@ def encode_entries(
     in order: each as ``(entry, loc to report it by, its loc's hash (loc_hash),
     whether its page has alternates)``."""
     result = result if result is not None else EncodeResult()
-    scope = Scope(options.base_url)
     planner = ShardPlanner(options)
-    sequencer = Sequencer(planner)
-    batch: list[bytes] = []
-    hashes: list[int] = []
-    alternates = False
-    for entry, given, hash_, has_alternates in entries:
-        if not planner.fits_alone(entry):
-            result.excluded.append(Excluded(given, "too long"))
-            continue
-        batch.append(entry)
-        hashes.append(hash_)
-        alternates = alternates or has_alternates
-        if len(batch) >= _BATCH:
-            yield from sequencer.feed(batch, hashes, alternates)
-            batch, hashes, alternates = [], [], False
-    if batch:
-        yield from sequencer.feed(batch, hashes, alternates)
-    yield from closing_files(sequencer, options, scope, result)
+
+    def batches() -> Iterator[tuple[list[bytes], list[int], bool]]:
+        batch: list[bytes] = []
+        hashes: list[int] = []
+        alternates = False
+        for entry, given, hash_, has_alternates in entries:
+            if not planner.fits_alone(entry):
+                result.excluded.append(Excluded(given, "too long"))
+                continue
+            batch.append(entry)
+            hashes.append(hash_)
+            alternates = alternates or has_alternates
+            if len(batch) >= _BATCH:
+                yield batch, hashes, alternates
+                batch, hashes, alternates = [], [], False
+        if batch:
+            yield batch, hashes, alternates
+
+    return encode_entry_batches(batches(), options, result)
+
+
+def encode_entry_batches(
+    batches: Iterable[tuple[list[bytes], list[int], bool]], options: Options, result: EncodeResult | None = None
+) -> Iterator[SitemapFile]:
+    """:func:`encode_entries` for entries in batches, each known to fit a file on
+    its own: ``(entries, their locs' hashes, whether one has alternates)``."""
+    result = result if result is not None else EncodeResult()
+    sequencer = Sequencer(ShardPlanner(options))
+    for entries, hashes, alternates in batches:
+        yield from sequencer.feed(entries, hashes, alternates)
+    yield from closing_files(sequencer, options, Scope(options.base_url), result)
 
 
 def closing_files(sequencer: Sequencer, options: Options, scope: Scope, result: EncodeResult) -> Iterator[SitemapFile]:

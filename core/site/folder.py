@@ -24,44 +24,44 @@ def walk_pages(site_dir: Path | str, repositories: list[str] | None = None) -> I
     entered (it would be walked twice, or forever). The folders that hold a
     ``.git`` are added to ``repositories`` when it is given.
     """
-    yield from _walk(os.fspath(site_dir), "", repositories)
-
-
-def _walk(folder: str, prefix: str, repositories: list[str] | None) -> Iterator[str]:
-    try:
-        with os.scandir(folder) as listing:
-            entries = list(listing)
-    except OSError:
-        return  # as os.walk: a folder that cannot be listed has no pages
-    files, folders = [], []
-    for entry in entries:
-        name = entry.name
+    # Depth first without recursion: the folders still to list, the next on top.
+    folders_left = [(os.fspath(site_dir), "")]
+    while folders_left:
+        folder, prefix = folders_left.pop()
         try:
-            is_folder = entry.is_dir()
+            with os.scandir(folder) as listing:
+                entries = list(listing)
         except OSError:
-            is_folder = False
-        if name == ".git" and repositories is not None:
-            repositories.append(prefix)
-        if is_folder:
-            if not name.startswith("."):
-                folders.append(entry)
-        elif name.endswith(HTML_SUFFIXES):
+            continue  # as os.walk: a folder that cannot be listed has no pages
+        files, folders = [], []
+        for entry in entries:
+            name = entry.name
             try:
-                if entry.is_file():
-                    files.append(name)
+                is_folder = entry.is_dir()
             except OSError:
-                pass
-    files.sort()
-    for name in files:
-        yield prefix + name
-    folders.sort(key=lambda entry: entry.name)
-    for entry in folders:
-        try:
-            if entry.is_symlink():
+                is_folder = False
+            if name == ".git" and repositories is not None:
+                repositories.append(prefix)
+            if is_folder:
+                if not name.startswith("."):
+                    folders.append(entry)
+            elif name.endswith(HTML_SUFFIXES):
+                try:
+                    if entry.is_file():
+                        files.append(prefix + name)
+                except OSError:
+                    pass
+        files.sort()
+        yield from files
+        # Pushed last first, so that they are listed in name order.
+        folders.sort(key=lambda entry: entry.name, reverse=True)
+        for entry in folders:
+            try:
+                if entry.is_symlink():
+                    continue
+            except OSError:
                 continue
-        except OSError:
-            continue
-        yield from _walk(entry.path, prefix + entry.name + "/", repositories)
+            folders_left.append((entry.path, prefix + entry.name + "/"))
 
 
 def file_prefix(site_dir: Path | str) -> str:

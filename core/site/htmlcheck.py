@@ -404,6 +404,10 @@ def _read_head(path: Path | str, whole: bool = False) -> tuple[bytes, HeadReader
             data = _utf16_head(fd, data)
             reader.read(data, final=True)
             return data, reader
+        if not whole and reader.read(data, final=False):
+            # Most heads end within the first read: no second read only to
+            # find the end of the file.
+            return data, reader
         for size in _READ_SIZES:
             # A regular file returns less than asked for only at its end, but a
             # read may also stop short (a signal, some network file systems).

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import sitemap_entries
-from sitemapkit import Options, OutputError, Page, UrlError, build_site
+from sitemapkit import Options, OutputError, Page, Report, UrlError, build_site
 from sitemapkit.protocol.robots import merge_sitemap_lines
 from sitemapkit.publish.publication import atomic_write, gzip_bytes
 
@@ -599,3 +599,35 @@ def test_date_advice_is_offered_under_its_name_and_its_former_one(tmp_path: Path
     advice = "give each page a date of its own"
     report = build_site(pages, Options(base_url="https://example.org/", lastmod="mtime"), site, **{keyword: advice})
     assert any(advice in notice.message for notice in report.notices)
+
+
+@pytest.mark.parametrize("batch", [2, 3, 4096])
+def test_the_sorted_entries_go_to_the_encoder_in_batches_without_their_duplicates(monkeypatch, batch: int) -> None:
+    """sitemapkit build's listed pages, sorted, handed over a batch at a time: each
+    batch's entries and hashes, the second page of one loc left out as a
+    duplicate, also where the two fall in two batches."""
+    from sitemapkit.engine import folderbuild
+    from sitemapkit.protocol.encoder import loc_hash
+
+    monkeypatch.setattr(folderbuild, "_POST_BATCH", batch)
+    locs = [b"https://example.org/a", b"https://example.org/b", b"https://example.org/b", b"https://example.org/c"]
+    listed = [
+        loc
+        + b"\0"
+        + position.to_bytes(folderbuild._ORDER_BYTES, "big")
+        + b"\0"
+        + b"<url>"
+        + bytes([97 + position])
+        + b"</url>"
+        for position, loc in enumerate(locs)
+    ]
+    listed.sort()
+    listed.reverse()
+    report = Report()
+    batches = list(folderbuild._listed_batches(listed, report))
+    entries = [entry for got, _, _ in batches for entry in got]
+    hashes = [hash_ for _, got, _ in batches for hash_ in got]
+    assert entries == [b"<url>a</url>", b"<url>b</url>", b"<url>d</url>"]
+    assert hashes == [loc_hash(locs[0]), loc_hash(locs[1]), loc_hash(locs[3])]
+    assert [(e.loc, e.reason) for e in report.excluded] == [("https://example.org/b", "duplicate")]
+    assert not listed
