@@ -54,8 +54,11 @@ def _fast_deflate() -> types.ModuleType:
 
 _deflate = _fast_deflate()
 
-# The level gzip(1) and zlib use by default: the usual size/speed trade-off.
-GZIP_LEVEL = 6
+# One below the level gzip(1) and zlib use by default (6): on sitemaps, whose
+# locs repeat a few long prefixes, zlib's level 5 writes within a third of a
+# percent of level 6's bytes in four fifths of the time, and zlib-ng's level 5
+# fewer bytes than zlib's level 6.
+GZIP_LEVEL = 5
 # RFC 1952 member header: magic, CM=deflate, no flags, MTIME=0 (none), XFL=0,
 # OS=255 (unknown), so the bytes do not depend on the clock or the platform.
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
