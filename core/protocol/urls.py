@@ -390,12 +390,34 @@ def same_file_key(url: str) -> str:
     return file_spelling(comparable_url(url))
 
 
+# References urljoin gives back as they are, or after the base's origin or
+# folder, with nothing to parse: path characters only (no ";" parameters, query,
+# fragment, backslash or space), no "." or ".." segment, and no empty segment
+# where urljoin would drop it (tests/core/test_urls.py holds them to urljoin).
+_SEGMENT = r"(?!\.\.?(?:/|\Z))[A-Za-z0-9\-._~!$&'()*+,=:@%]+"
+_ORIGIN_PART = r"https?://[A-Za-z0-9.\-]+(?::[0-9]{1,5})?"
+_PLAIN_ABSOLUTE = re.compile(_ORIGIN_PART + r"(?:/[A-Za-z0-9\-._~!$&'()*+,=:@%/]*)?\Z")
+_PLAIN_ROOTED = re.compile(r"(?:/" + _SEGMENT + r")+/?\Z")
+_PLAIN_RELATIVE = re.compile(r"(?![^/]*:)" + _SEGMENT + r"(?:/" + _SEGMENT + r")*/?\Z")
+_PLAIN_BASE = re.compile(r"(" + _ORIGIN_PART + r")(?:/" + _SEGMENT + r")*/?\Z")
+
+
 def resolve_web_reference(base: str, reference: str) -> str | None:
     """``reference`` made absolute against ``base``; None unless it is an http(s) URL.
 
     A URL that is unparsable or not a web address ("mailto:", "javascript:") is
     one crawlers pass over, so it counts as absent.
     """
+    if _PLAIN_ABSOLUTE.match(reference):
+        return reference
+    plain_base = _PLAIN_BASE.match(base)
+    if plain_base is not None:
+        # Most references in a page: its own images and links, by path.
+        if _PLAIN_ROOTED.match(reference):
+            return plain_base.group(1) + reference
+        if _PLAIN_RELATIVE.match(reference):
+            folder = base[: base.rfind("/") + 1] if len(base) > len(plain_base.group(1)) else base + "/"
+            return folder + reference
     try:
         target = urljoin(base, reference)
         if urlsplit(target).scheme.lower() in WEB_SCHEMES:

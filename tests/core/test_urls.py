@@ -300,3 +300,37 @@ def test_every_dot_segment_holds_a_mark_the_block_path_looks_for(text: str) -> N
 )
 def test_the_file_a_url_names_stays_below_the_base_folder(url: str, below: str | None) -> None:
     assert Scope("https://example.org/docs/").file_below(url) == below
+
+
+_REFERENCE_PIECES = ["a", "B", "/", ".", "..", ":", "%", "%2e", "?", "#", ";", "//", "x.png", "@", "-", "~", " ", "\\"]
+_REFERENCE_PIECES += ["http://h.org", "https://h.org/", "HTTPS://h.org/", "mailto:", "https://[::1]/", "é"]
+_BASES = [
+    "https://example.org/",
+    "https://example.org",
+    "https://example.org/a/b/",
+    "https://example.org/a/b.html",
+    "https://example.org/a//b/",
+    "https://example.org/a/./b/",
+    "https://example.org/a/../b",
+    "http://h.example:8080/x",
+    "https://example.org/a?q",
+    "https://example.org/a#f",
+    "https://example.org/a;p/b",
+]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.sampled_from(_BASES), st.lists(st.sampled_from(_REFERENCE_PIECES), min_size=1, max_size=6).map("".join))
+def test_a_reference_resolves_as_urljoin_resolves_it(base: str, reference: str) -> None:
+    """The quick readings of plain references (absolute, by path, relative) give
+    what urljoin gives, and the same None for what is no web URL."""
+    from urllib.parse import urljoin, urlsplit
+
+    from sitemapkit.protocol.urls import resolve_web_reference
+
+    try:
+        target = urljoin(base, reference)
+        expected = target if urlsplit(target).scheme.lower() in ("http", "https") else None
+    except ValueError:
+        expected = None
+    assert resolve_web_reference(base, reference) == expected
