@@ -35,10 +35,9 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.utils import is_error_template
 from mkdocs.utils.meta import get_data
 
+import sitemapkit
 from sitemapkit import (
-    FRONT_MATTER_DATE_ADVICE,
     MKDOCS_SETTINGS,
-    XML_COMPANION_NOTE,
     ConfigError,
     Options,
     OptionSpec,
@@ -46,14 +45,14 @@ from sitemapkit import (
     SitemapkitError,
     base_url_setting,
     beside_config_file,
-    build_site,
-    build_xml_companion,
     development_base_url,
-    front_matter_lastmod,
-    front_matter_listed,
     is_error_page,
     unknown_option,
 )
+
+# The build machinery (sitemapkit.build_site, the front matter readers) is
+# looked up when the sitemap is written, not imported with the plugin: a build
+# that writes none (`mkdocs serve`, no site_url) never loads it.
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -217,9 +216,14 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         pages.sort(key=lambda page: page.loc)
         self.files = []
         try:
-            report = build_site(pages, self.options, Path(config.site_dir), date_advice=FRONT_MATTER_DATE_ADVICE)
-            if _reads_sitemap_xml(config) and build_xml_companion(pages, self.options, config.site_dir) is not None:
-                log.logger.info(XML_COMPANION_NOTE)
+            report = sitemapkit.build_site(
+                pages, self.options, Path(config.site_dir), date_advice=sitemapkit.FRONT_MATTER_DATE_ADVICE
+            )
+            if (
+                _reads_sitemap_xml(config)
+                and sitemapkit.build_xml_companion(pages, self.options, config.site_dir) is not None
+            ):
+                log.logger.info(sitemapkit.XML_COMPANION_NOTE)
         except ConfigError as error:
             raise PluginError(MKDOCS_SETTINGS.message(error)) from None
         except SitemapkitError as error:
@@ -282,17 +286,18 @@ def _sitemap_page(file: File, shown: dict[str, tuple[str, ...]] | None = None) -
     """The core's view of one MkDocs page, or None when the build wrote no page."""
     page = file.page
     # The stat catches pages whose output was empty: MkDocs skips writing those.
+    # The paths go to the core as MkDocs gives them: it takes strings (no Path per page).
     if page is None or not os.path.isfile(file.abs_dest_path):
         return None
     if not file.inclusion.is_included():
         # exclude_docs or draft_docs, written by `mkdocs serve` only.
         reason = "draft_docs" if file.inclusion.is_in_serve() else "exclude_docs"
-        return Page(page.url, output=Path(file.abs_dest_path), exclude_reason=reason)
+        return Page(page.url, output=file.abs_dest_path, exclude_reason=reason)
     if is_error_template(page.url) or is_error_page(file.dest_uri):
         # MkDocs' error templates (404.html, 500.html at the root), and a 404.html
         # in any folder (a language's, fr/404.html), as every tool leaves it out.
         # Handed over unlisted, so the report says why it is left out.
-        return Page(page.url, output=Path(file.abs_dest_path), exclude_reason="error page")
+        return Page(page.url, output=file.abs_dest_path, exclude_reason="error page")
     # A --dirty build (also `mkdocs serve --dirty`) skips unchanged pages without
     # reading them, yet they stay in the site, so their front matter is read here.
     meta = page.meta if page.markdown is not None else _front_matter(file)
@@ -304,15 +309,15 @@ def _sitemap_page(file: File, shown: dict[str, tuple[str, ...]] | None = None) -
     return Page(
         # page.url is percent-encoded already; the core keeps valid %XX as they are.
         page.url,
-        lastmod=front_matter_lastmod(meta),
+        lastmod=sitemapkit.front_matter_lastmod(meta),
         source=_source(file),
-        output=Path(file.abs_dest_path),
+        output=file.abs_dest_path,
         hreflang=language if translated else None,
         translation_key=file.norm_src_uri if translated else None,
         members=(shown or {}).get(page.url, ()),
         # `sitemap: false` pages are handed over unlisted: reported, and their
         # dates still count for the listings that show them.
-        listed=front_matter_listed(meta),
+        listed=sitemapkit.front_matter_listed(meta),
     )
 
 
@@ -320,7 +325,7 @@ def _any_inclusion(level: Any) -> bool:
     return True
 
 
-def _source(file: File) -> Path | None:
+def _source(file: File) -> str | None:
     """The page's source file, when it is one the user wrote. Plugins that make
     pages (Material's blog archives and categories) write theirs to a temporary
     folder at build time, whose time says nothing about the page; they mark the
@@ -328,7 +333,7 @@ def _source(file: File) -> Path | None:
     which MkDocs 1.6's File.generated follows)."""
     if not file.abs_src_path or getattr(file, "generated_by", None):
         return None
-    return Path(file.abs_src_path)
+    return file.abs_src_path
 
 
 def _front_matter(file: File) -> dict[str, Any]:

@@ -216,7 +216,7 @@ def _page(builder: StandaloneHTMLBuilder, pagename: str, **fields) -> sitemapkit
     # An error page (a theme's or an extension's 404.html, through
     # html-collect-pages) is left out as the command line leaves it out: by the
     # name of the file written, in any folder. Handed over so the report says why.
-    if sitemapkit.is_error_page(Path(output).name):
+    if sitemapkit.is_error_page(os.path.basename(output)):
         fields["exclude_reason"] = "error page"
     return sitemapkit.Page.from_path(_page_path(builder, pagename), output=output, **fields)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import difflib
 import functools
 import re
 import types
@@ -389,6 +388,9 @@ def closest_option(name: str, known: Iterable[str]) -> str | None:
     known = list(known)
     if normal in known:
         return normal
+    # Imported here: only a mistyped setting needs it, and every build imports this module.
+    import difflib
+
     matches = difflib.get_close_matches(normal, known, n=1, cutoff=0.6)
     return matches[0] if matches else None
 

@@ -24,6 +24,7 @@ index names.
 
 from __future__ import annotations
 
+import functools
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping
 from pathlib import Path
@@ -120,10 +121,26 @@ def _check_folder(template_dir: Path) -> None:
 
 
 def _environment(template_dir: Path | None) -> jinja2.Environment:
+    if template_dir is None:
+        return _builtin_environment()
+    _check_folder(template_dir)
+    return _new_environment(template_dir)
+
+
+# The built-in templates' environment, once a process: a build renders the XSL
+# stylesheet twice (the check before anything is written, then with the counts),
+# and Jinja2 keeps a template compiled in its environment. A user's folder gets
+# a new one each time: a template added to it later (under `mkdocs serve`)
+# must be found, and a loader's cache would not look for it again.
+@functools.cache
+def _builtin_environment() -> jinja2.Environment:
+    return _new_environment(None)
+
+
+def _new_environment(template_dir: Path | None) -> jinja2.Environment:
     builtin = jinja2.FileSystemLoader(_BUILTIN_TEMPLATES)
     loaders: list[jinja2.BaseLoader] = []
     if template_dir is not None:
-        _check_folder(template_dir)
         loaders.append(jinja2.FileSystemLoader(template_dir))
     loaders.append(jinja2.PrefixLoader({_BUILTIN_PREFIX: builtin}))
     loaders.append(builtin)

@@ -89,6 +89,12 @@ PAGE_READ_LIMIT = 16 * 1024 * 1024
 #: Image references read from one page at most: past the most one entry may list
 #: (1,000), reading on could only find images that are left out.
 IMAGE_READ_LIMIT = 1_001
+# The start of a tag BodyImages takes an image from (<img>, SVG's <image>,
+# <source>): the tokenizer names a tag by the bytes right after its "<", in any
+# case. A body whose bytes hold none of these (most pages of most sites) can show
+# no image, so it is not tokenized at all: this says only where there is nothing
+# to read, never what an image is (BodyImages does, in the page's one pass).
+_IMAGE_TAG_START = re.compile(rb"<(?i:im(?:g|age)|source)")
 
 #: Where a page's head states when it last changed, in the order crawlers trust
 #: them: the Open Graph article's modified time, og:updated_time, then JSON-LD's
@@ -231,7 +237,11 @@ def inspect_built_page(
     lowered = head.lower()
     # Each search runs through the head (a marker is rare), so each is made once.
     hits = [marker for marker in markers if marker in lowered]
-    body = BodyImages(data, reader.end or 0, IMAGE_READ_LIMIT) if images else None
+    body = None
+    if images:
+        start = reader.end or 0
+        # Nothing to read (see _IMAGE_TAG_START): read from the end, the same empty result.
+        body = BodyImages(data, start if _IMAGE_TAG_START.search(data, start) else len(data), IMAGE_READ_LIMIT)
     if not hits and not (body and (body.content or body.elsewhere)):
         return _NO_FACTS
     plain = not hits

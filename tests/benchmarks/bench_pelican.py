@@ -1,16 +1,20 @@
 """How much slower a Pelican build gets with sitemapkit (and with pelican-sitemap).
 
     .venvs/pelican/bin/python tests/benchmarks/bench_pelican.py [--articles 2000] [--rounds 5]
+    .venvs/pelican/bin/python tests/benchmarks/bench_pelican.py --articles 300 --rounds 7   # a small blog
 
 Generates a blog (articles with categories, tags, authors, pagination, feeds, a few
-pages without dates) in a temporary git repository, then builds it with no sitemap
-plugin, with sitemapkit and with pelican-sitemap (``pip install pelican-sitemap``;
+pages without dates; every fourth article shows one of a few figures) in a
+temporary git repository, then builds it with no sitemap plugin, with sitemapkit
+(git dates and image entries on; ``--no-images`` leaves images off) and with
+pelican-sitemap (``pip install pelican-sitemap``;
 skipped if missing). Each build is a fresh Python process (plugins stay connected
 to Pelican's signals for the life of a process) running ``Pelican(settings).run()``;
 builds alternate, one of each per round, so drift in the machine's load hits all
 alike. Reported, as medians: wall and CPU time of each variant and its ratio to the
-plain build, and sitemapkit's own share of its builds (its signal receivers, timed
-inside the build). The target: sitemapkit / plain at most 1.02.
+plain build, the per-round ratios' median and range, and sitemapkit's own share of
+its builds (its signal receivers, timed inside the build). The target: sitemapkit
+/ plain at most 1.02 (issue 26), at 2,000 articles and on small blogs alike.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchenv import TINY_PNG, child_environment, compile_sitemapkit, ratio_summary
+
 TARGET_RATIO = 1.02
 
 CONFIG = """\
@@ -45,7 +51,11 @@ ARTICLE_SAVE_AS = "{date:%Y}/{slug}/index.html"
 YEAR_ARCHIVE_URL = "{date:%Y}/"
 YEAR_ARCHIVE_SAVE_AS = "{date:%Y}/index.html"
 SITEMAP = {"format": "xml"}
+SITEMAPKIT = {"lastmod": "git", "images": IMAGES}
 """
+# Every this many articles shows one of FIGURES images.
+IMAGE_EVERY = 4
+FIGURES = 20
 
 # name -> PLUGINS; "plain" is the baseline.
 VARIANTS = {
@@ -62,11 +72,14 @@ WORDS = (
 ).split()
 
 
-def write_site(root: Path, articles: int, seed: int = 1) -> None:
+def write_site(root: Path, articles: int, seed: int = 1, images: bool = True) -> None:
     """A blog of ``articles`` Markdown articles and 20 pages, committed to git."""
     rng = random.Random(seed)
     (root / "content" / "pages").mkdir(parents=True)
-    (root / "pelicanconf.py").write_text(CONFIG, encoding="utf-8")
+    (root / "content" / "images").mkdir()
+    for figure in range(FIGURES):
+        (root / "content" / "images" / f"figure-{figure:02d}.png").write_bytes(TINY_PNG)
+    (root / "pelicanconf.py").write_text(CONFIG.replace("IMAGES", repr(images)), encoding="utf-8")
     start = dt.datetime(2015, 1, 1, 9, 0)
     for n in range(articles):
         date = start + dt.timedelta(hours=n * 29 + rng.randrange(12))
@@ -77,6 +90,8 @@ def write_site(root: Path, articles: int, seed: int = 1) -> None:
         body = "\n\n".join(
             " ".join(rng.choice(WORDS) for _ in range(rng.randrange(40, 90))).capitalize() + "." for _ in range(4)
         )
+        if n % IMAGE_EVERY == 0:
+            body += f"\n\n![Figure]({{static}}/images/figure-{n % FIGURES:02d}.png)"
         (root / "content" / f"article-{n:05d}.md").write_text(
             f"Title: Article {n} about {rng.choice(WORDS)}\n"
             f"Date: {date:%Y-%m-%d %H:%M}\n{modified}"
@@ -165,15 +180,14 @@ print(json.dumps({"run": time.perf_counter() - wall, "run_cpu": cpu() - used, "o
 """
 
 
-def build(root: Path, output: Path, plugins: list[str], pycache: Path) -> dict:
+def build(root: Path, output: Path, plugins: list[str]) -> dict:
     """One build into an empty ``output``: wall time of the process, CPU time (user +
     system, steadier on a shared machine), Pelican.run() time, sitemapkit's own."""
     shutil.rmtree(output, ignore_errors=True)
-    # Every module's bytecode cached, as after any pip install: without this an
-    # editable sitemapkit under PYTHONDONTWRITEBYTECODE=1 is compiled from source
-    # in each build (about 20 ms), while Pelican's installed bytecode is read.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    # sitemapkit's bytecode compiled before (main), as after any pip install:
+    # without it an editable sitemapkit under PYTHONDONTWRITEBYTECODE=1 is compiled
+    # from source in each build, while Pelican's installed bytecode is read.
+    env = child_environment()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     result = subprocess.run(
@@ -196,6 +210,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--articles", type=int, default=2000, help="articles in the generated site (default 2000)")
     parser.add_argument("--rounds", type=int, default=5, help="builds of each variant, alternating (default 5)")
+    parser.add_argument("--no-images", action="store_true", help="sitemapkit without image entries")
     parser.add_argument("--keep", action="store_true", help="keep the generated site and output, print where")
     args = parser.parse_args()
 
@@ -207,18 +222,18 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-pelican-"))
     try:
         root = work / "site"
-        write_site(root, args.articles)
+        write_site(root, args.articles, images=not args.no_images)
+        compile_sitemapkit()
         results: dict[str, list[dict]] = {name: [] for name in variants}
-        # A warm-up build of each (imports, bytecode, page cache), not counted.
-        pycache = work / "pycache"
+        # A warm-up build of each (imports, page cache), not counted.
         for name, plugins in variants.items():
-            build(root, work / f"out-{name}", plugins, pycache)
+            build(root, work / f"out-{name}", plugins)
         for round_number in range(args.rounds):
             # Rotate the order each round so no variant always runs first.
             order = list(variants)
             order = order[round_number % len(order) :] + order[: round_number % len(order)]
             for name in order:
-                results[name].append(build(root, work / f"out-{name}", variants[name], pycache))
+                results[name].append(build(root, work / f"out-{name}", variants[name]))
             print(
                 f"round {round_number + 1}/{args.rounds}: "
                 + ", ".join(
@@ -231,8 +246,16 @@ def main() -> int:
         def median(name: str, key: str) -> float:
             return statistics.median(r[key] for r in results[name])
 
-        urls = (work / "out-sitemapkit" / "sitemap.xml").read_text(encoding="utf-8").count("<url>")
-        print(f"\n{args.articles} articles, {args.rounds} rounds (medians); sitemapkit listed {urls} URLs")
+        text = (work / "out-sitemapkit" / "sitemap.xml").read_text(encoding="utf-8")
+        urls, images = text.count("<url>"), text.count("<image:image>")
+        # Each article that shows a figure, and the listing pages that show it whole.
+        shown = 0 if args.no_images else len(range(0, args.articles, IMAGE_EVERY))
+        if (images < shown) if shown else images:
+            raise SystemExit(f"sitemapkit listed {images} images; {shown} articles show one")
+        print(
+            f"\n{args.articles} articles, images {'off' if args.no_images else 'on'}, {args.rounds} rounds (medians); "
+            f"sitemapkit listed {urls} URLs, {images} images"
+        )
         print(f"{'variant':<16}{'wall':>9}{'ratio':>7}{'CPU':>9}{'ratio':>7}{'run()':>9}{'ratio':>7}")
         for name in variants:
             print(
@@ -242,6 +265,12 @@ def main() -> int:
                     for key in ("wall", "cpu", "run")
                 )
             )
+        print("per-round ratios to the plain build, median (range):")
+        for name in variants:
+            if name != "plain":
+                walls, cpus = ([r[key] for r in results[name]] for key in ("wall", "cpu"))
+                plain_walls, plain_cpus = ([r[key] for r in results["plain"]] for key in ("wall", "cpu"))
+                print(f"  {name:<16} wall {ratio_summary(walls, plain_walls)}; CPU {ratio_summary(cpus, plain_cpus)}")
 
         # [wall, CPU] seconds per receiver; CPU is what load on the machine disturbs least.
         own = results["sitemapkit"]

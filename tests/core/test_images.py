@@ -281,6 +281,32 @@ def test_build_site_lists_content_images_leaves_chrome_and_unlisted_pages_out(tm
     assert report.image_hosts["cdn.example.net"] == 5
 
 
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [
+        ('<main><Img SRC="x.png"></main>', ["x.png"]),
+        ('<main><svg><IMAGE href="s.svg"/></svg></main>', ["s.svg"]),
+        ('<main><picture><SOURCE srcset="p.webp 1x, p2.webp 2x"></picture></main>', ["p2.webp"]),
+        # No tag an image is taken from: the body is not tokenized, with the same
+        # result (the head's image, judged as on a page that places it nowhere).
+        ("<main><p>img, image and source: <b>no</b> <imgx> tag <sourced> here</p></main>", []),
+        ("<div><p>a page without a content element</p></div>", []),
+    ],
+)
+def test_a_body_is_read_for_every_spelling_of_an_image_tag_and_skipped_without_one(
+    tmp_path: Path, body: str, shown: list[str]
+) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(f'<html><head><meta property="og:image" content="/docs/og.png"></head><body>{body}</body></html>')
+    facts = inspect_built_page(page, BASE + "guide/", images=True)
+    assert facts.images == (BASE + "og.png", *(BASE + "guide/" + name for name in shown))
+    assert facts.uncertain_images == (BASE + "og.png",) and facts.outside_images == ()
+    # What the whole body reads as, tokenized from the head's end.
+    data = page.read_bytes()
+    read = BodyImages(data, data.index(b"<body>"), 100)
+    assert [reference.decode() for reference in read.content + read.elsewhere] == shown
+
+
 def test_images_off_reads_no_body(tmp_path: Path) -> None:
     (tmp_path / "a.html").write_text(SHOWN.format(name="a"))
     report = build_site([Page("a.html", output=tmp_path / "a.html")], Options(base_url=BASE, images=False), tmp_path)
