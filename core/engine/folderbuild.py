@@ -35,7 +35,7 @@ import itertools
 import operator
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -45,7 +45,7 @@ from ..protocol.encoder import (
     EncodeResult,
     EntryWriter,
     ShardPlanner,
-    encode_entries,
+    SitemapFile,
     encode_entry_batches,
     image_elements,
     image_host,
@@ -425,40 +425,35 @@ def _build_folder(
     found.image_pages = {}
     hosts: dict[str, int] = {}
 
-    def entries(result: EncodeResult) -> Iterator[tuple[bytes, str, int, bool]]:
+    def changed(entry: bytes, flags: int) -> bytes:
+        # Only ever shorter: every entry still fits a file on its own.
+        if flat and flags & 1:
+            # One moment's file times are no page's last change.
+            entry = _LASTMOD_ELEMENT.sub(b"", entry)
+        for element in image_elements(entry):
+            if element in chrome and flags & 2:
+                entry = entry.replace(element, b"", 1)
+            else:
+                host = image_host(element)
+                hosts[host] = hosts.get(host, 0) + 1
+        return entry
+
+    def encoded(result: EncodeResult) -> Iterator[SitemapFile]:
         result.images_cut += found.images_cut
         result.images_unwritten += found.images_unwritten
         result.image_hosts = hosts
-        previous = None
-        while listed:
-            item = listed.pop()
-            cut = item.index(b"\0")
-            loc = item[:cut]
-            if loc == previous:
-                report.excluded.append(Excluded(loc.decode("ascii"), "duplicate"))
-                continue
-            previous = loc
-            entry = item[cut + 2 + _ORDER_BYTES :]
-            flags = item[cut + 1 + _ORDER_BYTES]
-            if flat and flags & 1:
-                # One moment's file times are no page's last change.
-                entry = _LASTMOD_ELEMENT.sub(b"", entry)
-            for element in image_elements(entry):
-                if element in chrome and flags & 2:
-                    entry = entry.replace(element, b"", 1)
-                else:
-                    host = image_host(element)
-                    hosts[host] = hosts.get(host, 0) + 1
-            yield entry, loc.decode("ascii"), loc_hash(loc), False
+        return encode_entry_batches(_listed_batches(listed, report, changed), options, result)
 
-    return write_sitemaps(lambda result: encode_entries(entries(result), options, result), publication, report)
+    return write_sitemaps(encoded, publication, report)
 
 
 # Entries handed to the encoder at a time, from the end of the sorted list.
 _POST_BATCH = 4096
 
 
-def _listed_batches(listed: list[bytes], report: Report) -> Iterator[tuple[list[bytes], list[int], bool]]:
+def _listed_batches(
+    listed: list[bytes], report: Report, changed: Callable[[bytes, int], bytes] | None = None
+) -> Iterator[tuple[list[bytes], list[int], bool]]:
     """The entries of ``listed`` (sorted, then reversed: see _CheckedPages.listed),
     in batches for :func:`encode_entry_batches`, taken from its end so that each
     batch's bytes are freed once encoded; the second of two pages with one loc
@@ -470,18 +465,22 @@ def _listed_batches(listed: list[bytes], report: Report) -> Iterator[tuple[list[
         batch.reverse()
         cuts = list(map(bytes.index, batch, itertools.repeat(b"\0")))
         locs = [item[:cut] for item, cut in zip(batch, cuts)]
-        entries = [item[cut + 2 + _ORDER_BYTES :] for item, cut in zip(batch, cuts)]
+        kept: range | list[int] = range(len(batch))
         if locs[0] == previous or any(map(operator.eq, locs, itertools.islice(locs, 1, None))):
-            kept = [index for index, loc in enumerate(locs) if loc != (locs[index - 1] if index else previous)]
+            before = [previous, *locs[:-1]]
+            kept = [index for index, loc in enumerate(locs) if loc != before[index]]
             report.excluded += [
-                Excluded(loc.decode("ascii"), "duplicate")
-                for index, loc in enumerate(locs)
-                if loc == (locs[index - 1] if index else previous)
+                Excluded(loc.decode("ascii"), "duplicate") for loc, last in zip(locs, before) if loc == last
             ]
-            entries, locs = [entries[i] for i in kept], [locs[i] for i in kept]
+            locs = [locs[index] for index in kept]
         if not locs:
             continue
         previous = locs[-1]
+        entries = [batch[index][cuts[index] + 2 + _ORDER_BYTES :] for index in kept]
+        if changed is not None:
+            # With each entry its flags byte (see _CheckedPages.listed).
+            flags = [batch[index][cuts[index] + 1 + _ORDER_BYTES] for index in kept]
+            entries = list(map(changed, entries, flags))
         yield entries, list(map(loc_hash, locs)), False
 
 

@@ -98,8 +98,6 @@ _DATED_LINE_END = re.compile(
 )
 # The longest of those dates.
 _LONGEST_DATE = len("0000-00-00T00:00:00+00:00")
-# Deleting these leaves a block's line breaks and the bytes that need encoding.
-_PLAIN_BUT_BREAKS = _PLAIN.replace(b"\n", b"")
 
 
 def _percent(match: re.Match[bytes]) -> bytes:
