@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 
 import gzip
+import json
 import os
 import subprocess
 import sys
@@ -391,3 +392,16 @@ def run_sitemapkit(*args: str, stdin: str | None = None, **run) -> subprocess.Co
     return subprocess.run(
         [sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True, input=stdin, **run
     )
+
+
+def check_audit(folder, base_url: str) -> tuple[list[str], dict[str, set[str]], bool]:
+    """``sitemapkit check FOLDER --format json`` as CI reads it: the problems'
+    messages, each finding kind's URLs, and whether the check failed (its exit
+    status said so too)."""
+    done = run_sitemapkit("check", str(folder), "--base-url", base_url, "--format", "json")
+    data = json.loads(done.stdout)
+    assert done.returncode == (1 if data["failed"] else 0), done.stderr
+    found: dict[str, set[str]] = {}
+    for finding in data["findings"]:
+        found.setdefault(finding["kind"], set()).add(finding["url"])
+    return [problem["message"] for problem in data["problems"]], found, data["failed"]

@@ -5,10 +5,9 @@ file names) are older than the site's history, a warning."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from conftest import run_sitemapkit
+from conftest import check_audit, run_sitemapkit
 
 from .test_jekyll_build import BASE, project
 
@@ -16,14 +15,9 @@ __all__ = ["project"]  # the fixture, shared with test_jekyll_build
 
 
 def audit(site: Path) -> tuple[dict[str, set[str]], bool]:
-    done = run_sitemapkit("check", str(site), "--base-url", BASE, "--format", "json")
-    data = json.loads(done.stdout)
-    assert data["problems"] == [], data["problems"]
-    assert done.returncode == (1 if data["failed"] else 0), done.stderr
-    found: dict[str, set[str]] = {}
-    for finding in data["findings"]:
-        found.setdefault(finding["kind"], set()).add(finding["url"])
-    return found, data["failed"]
+    problems, found, failed = check_audit(site, BASE)
+    assert problems == [], problems
+    return found, failed
 
 
 #: The pages whose front matter says ``sitemap: false``: no rule of the built

@@ -4,12 +4,11 @@ is not well-formed XML and lists a noindex page; ours has no error finding."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from conftest import run_sitemapkit
+from conftest import check_audit
 
 from .conftest import copy_fixture
 
@@ -17,13 +16,7 @@ BASE = "https://example.org/blog/"
 
 
 def audit(output: Path) -> tuple[list[str], dict[str, set[str]], bool]:
-    done = run_sitemapkit("check", str(output), "--base-url", BASE, "--format", "json")
-    data = json.loads(done.stdout)
-    assert done.returncode == (1 if data["failed"] else 0), done.stderr
-    found: dict[str, set[str]] = {}
-    for finding in data["findings"]:
-        found.setdefault(finding["kind"], set()).add(finding["url"])
-    return [problem["message"] for problem in data["problems"]], found, data["failed"]
+    return check_audit(output, BASE)
 
 
 def test_pelican_sitemap_and_ours(tmp_path: Path):

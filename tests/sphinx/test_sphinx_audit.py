@@ -5,24 +5,17 @@ finding."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from conftest import run_sitemapkit
+from conftest import check_audit
 
 from .test_sphinx_build import BASE, copy_fixture, sphinx_build
 
 
 def audit(out: Path) -> tuple[list[str], dict[str, set[str]], bool]:
-    done = run_sitemapkit("check", str(out), "--base-url", BASE, "--format", "json")
-    data = json.loads(done.stdout)
-    assert done.returncode == (1 if data["failed"] else 0), done.stderr
-    found: dict[str, set[str]] = {}
-    for finding in data["findings"]:
-        found.setdefault(finding["kind"], set()).add(finding["url"])
-    return [problem["message"] for problem in data["problems"]], found, data["failed"]
+    return check_audit(out, BASE)
 
 
 def sphinx_sitemap_build(tmp_path: Path, name: str, settings: str = "") -> Path:
