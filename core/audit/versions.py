@@ -29,6 +29,7 @@ from ..protocol.dates import parse_lastmod
 from ..protocol.encoder import EncodeResult, encode_index, encode_pages, newest_lastmod_in, written_by_sitemapkit
 from ..protocol.errors import ConfigError, SitemapkitError
 from ..protocol.model import Excluded, Notice, Options, Page, Report
+from ..protocol.patterns import deferred
 from ..protocol.urls import Scope, same_file_key
 from ..publish import publication as publish
 from ..site.htmlcheck import inspect_built_page
@@ -45,7 +46,7 @@ _SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 # A release is a version number alone ("1.0", "v2.1.3"): mike sorts names
 # without a leading digit ("dev", "main") as newer than every release, and a
 # pre-release ("2.1rc1", "3.0.dev0") is no release either.
-_RELEASE = re.compile(r"v?(\d+(?:\.\d+)*)")
+_RELEASE = deferred(r"v?(\d+(?:\.\d+)*)")
 # The most of a sitemap file read back: the protocol's own limit ("no larger than 50MB").
 _SITEMAP_READ_LIMIT = 50 * 1024 * 1024
 

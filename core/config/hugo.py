@@ -51,6 +51,7 @@ from typing import Any
 from ..protocol.errors import SitemapkitError
 from ..protocol.hostsettings import HUGO_SETTINGS, project_options
 from ..protocol.model import Options, Page
+from ..protocol.patterns import deferred
 from ..site.dataformats import load_json, load_toml, load_yaml
 from ..site.frontmatter import read_front_matter_document
 
@@ -90,7 +91,7 @@ DEFAULT_DATE_ORDER = ("date", "publishdate", "pubdate", "published", "lastmod", 
 DEFAULT_LASTMOD_ORDER = (":git", "lastmod", "modified", "date", "publishdate", "pubdate", "published")
 DEFAULT_TAXONOMIES = {"tag": "tags", "category": "categories"}
 # A post's date in its file name (Hugo's :filename), as 2024-01-31-title.md.
-_FILENAME_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[-_](.*))?\Z")
+_FILENAME_DATE = deferred(r"(\d{4}-\d{2}-\d{2})(?:[-_](.*))?\Z")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -43,6 +43,7 @@ from urllib.parse import quote
 from ..protocol.errors import SitemapkitError
 from ..protocol.hostsettings import JEKYLL_SETTINGS, project_options
 from ..protocol.model import Options, Page
+from ..protocol.patterns import deferred
 from ..site.dataformats import load_yaml
 from ..site.frontmatter import read_front_matter_document
 
@@ -83,7 +84,7 @@ DEFAULT_EXCLUDE = (
     "vendor/gems/",
     "vendor/ruby/",
 )
-_POST_NAME = re.compile(r"(?P<date>\d{2,4}-\d{1,2}-\d{1,2})-(?P<title>.*)\Z")
+_POST_NAME = deferred(r"(?P<date>\d{2,4}-\d{1,2}-\d{1,2})-(?P<title>.*)\Z")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -446,7 +447,7 @@ def _collection_document(config: JekyllConfig, path: Path, collection: Collectio
     return _Document(path, collection.name, meta, url)
 
 
-_PLACEHOLDER = re.compile(r":([a-z_]+)")
+_PLACEHOLDER = deferred(r":([a-z_]+)")
 
 
 def _fill(template: str, values: dict[str, str]) -> str:

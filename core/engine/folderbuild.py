@@ -34,11 +34,11 @@ import heapq
 import itertools
 import operator
 import os
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from ..protocol.dates import moment_of_timestamp
 from ..protocol.encoder import (
     LASTMOD_CLOSE,
     LASTMOD_OPEN,
@@ -51,9 +51,9 @@ from ..protocol.encoder import (
     image_host,
     loc_hash,
 )
-from ..protocol.dates import moment_of_timestamp
 from ..protocol.errors import SitemapkitError
 from ..protocol.model import NOTICE_EXAMPLES, Excluded, Notice, Options, Page, Report
+from ..protocol.patterns import deferred
 from ..protocol.robotsrules import RobotsRules
 from ..protocol.urls import Scope
 from ..publish import publication as publish
@@ -64,11 +64,10 @@ from .pages import allowed_images, build_pages, chrome_images, write_sitemaps
 from .selection import NOTHING_SAID, HeadVerdict, broken_canonicals_notice, build_context, select_page
 from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, Workers, pool_pays
 
-
 # Where each listed page's bytes split: "LOC\0" + its walk position in this many
 # bytes + 1 when its lastmod is its file time (else 0) + its entry.
 _ORDER_BYTES = 5
-_LASTMOD_ELEMENT = re.compile(LASTMOD_OPEN.encode("ascii") + b"[^<]*" + LASTMOD_CLOSE.encode("ascii"))
+_LASTMOD_ELEMENT = deferred(LASTMOD_OPEN.encode("ascii") + b"[^<]*" + LASTMOD_CLOSE.encode("ascii"))
 
 
 class _CheckedPages:

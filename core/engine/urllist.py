@@ -23,8 +23,8 @@ from __future__ import annotations
 import binascii
 import collections
 import itertools
-import os
 import operator
+import os
 import re
 import stat
 import zlib
@@ -32,39 +32,40 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-from ..publish import publication as publish
-from . import workers
 from ..protocol.dates import FIXED_WIDTH_FORMS, newest_written
-from ..protocol.errors import UrlError
-from ..protocol.limits import MAX_LOC_LENGTH
-from ..protocol.model import Excluded, Options, Page, Report
 from ..protocol.encoder import (
-    EncodeResult,
     LOC_CLOSE,
     URL_OPEN,
+    EncodeResult,
     EntryParts,
+    EntryWriter,
     Sequencer,
     ShardPlanner,
     SitemapFile,
-    EntryWriter,
-    newest_lastmod_in,
     closing_files,
     entry_sizes,
     held_marks,
+    newest_lastmod_in,
 )
+from ..protocol.errors import UrlError
+from ..protocol.limits import MAX_LOC_LENGTH
+from ..protocol.model import Excluded, Options, Page, Report
+from ..protocol.patterns import deferred
 from ..protocol.urls import (
     CONTROL_RANGES,
     DOT_ENDING_SEGMENT,
-    SLASH_DOT_SEGMENT,
     LONE_PERCENT,
     PLAIN_BYTES,
     SCHEME,
+    SLASH_DOT_SEGMENT,
     URI_PLAIN_CLASS,
     XML_ESCAPES,
     Scope,
     unescape_xml,
     utf8_pattern,
 )
+from ..publish import publication as publish
+from . import workers
 
 # Lines per process hand-off: big enough to hold several shards (so most shards
 # are made where the block is), small enough to keep each process's memory flat.
@@ -76,14 +77,14 @@ BLOCK_BYTES = 1 << 20
 
 # What a line may hold as it is, plus the tab and line break that structure the input.
 _PLAIN = PLAIN_BYTES + b"\t\n"
-_NEEDS_ENCODING = re.compile(b"[^" + URI_PLAIN_CLASS.encode("ascii") + b"%\t\n]+")
-_LONE_PERCENT = re.compile(LONE_PERCENT.encode("ascii"))
+_NEEDS_ENCODING = deferred(b"[^" + URI_PLAIN_CLASS.encode("ascii") + b"%\t\n]+")
+_LONE_PERCENT = deferred(LONE_PERCENT.encode("ascii"))
 # Control characters in UTF-8 (C1 ones are two bytes), but the tab and line break.
-_CONTROL = re.compile(utf8_pattern(CONTROL_RANGES, allowed=b"\t\n"))
+_CONTROL = deferred(utf8_pattern(CONTROL_RANGES, allowed=b"\t\n"))
 # Lines start with the base URL, so a dot segment always follows a "/".
-_DOT_SEGMENT = re.compile(SLASH_DOT_SEGMENT.encode("ascii"))
-_DOT_ENDING_SEGMENT = re.compile(DOT_ENDING_SEGMENT.encode("ascii"))
-_ABSOLUTE_LINE = re.compile(b"(?m)^(?:/|" + SCHEME.encode("ascii") + b")")
+_DOT_SEGMENT = deferred(SLASH_DOT_SEGMENT.encode("ascii"))
+_DOT_ENDING_SEGMENT = deferred(DOT_ENDING_SEGMENT.encode("ascii"))
+_ABSOLUTE_LINE = deferred(b"(?m)^(?:/|" + SCHEME.encode("ascii") + b")")
 # The XML escapes a percent-encoded URL can need (the others' characters are encoded).
 _ESCAPES = [(c.encode("ascii"), e.encode("ascii")) for c, e in XML_ESCAPES.items() if c.encode("ascii") in _PLAIN]
 # A UTF-8 byte order mark: not part of the first URL.
@@ -93,7 +94,7 @@ _BOM = b"\xef\xbb\xbf"
 # line break recognises a dated line in C. The day is checked against the calendar
 # there too (no 2023-02-29, no year 0), so no date is ever parsed one by one; other
 # W3C forms take the careful path.
-_DATED_LINE_END = re.compile(
+_DATED_LINE_END = deferred(
     b"\n(?:" + b"|".join(b"(?<=\t" + form.encode("ascii") + b"\n)" for form in FIXED_WIDTH_FORMS) + b")"
 )
 # The longest of those dates.

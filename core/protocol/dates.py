@@ -26,6 +26,7 @@ import re
 from typing import Union
 
 from .errors import LastmodError
+from .patterns import deferred
 
 Lastmod = Union[dt.date, dt.datetime, str, None]
 
@@ -76,7 +77,7 @@ OFFSET = r"[+-](?:[01][0-9]|2[0-3]):[0-5][0-9]"
 _ZONE = r"(?:Z|" + OFFSET + r")"
 
 #: A lastmod as the protocol admits it, to the calendar day and clock minute.
-W3C_DATETIME = re.compile(DATE + r"(?:" + _HOUR_MINUTE + r"(?::[0-5][0-9](?:\.[0-9]+)?)?" + _ZONE + r")?\Z")
+W3C_DATETIME = deferred(DATE + r"(?:" + _HOUR_MINUTE + r"(?::[0-5][0-9](?:\.[0-9]+)?)?" + _ZONE + r")?\Z")
 
 #: The forms of a fixed width (so a byte pattern can look behind for them): a
 #: date; a time to the second in UTC ("Z"); a time to the second with an offset.
@@ -88,7 +89,7 @@ FIXED_WIDTH_FORMS = (DATE, DATE + TIME + "Z", DATE + TIME + OFFSET)
 # W3C Datetime, and what YAML and people write for it: a space instead of "T", a
 # missing zone (taken as UTC), +hhmm, a lowercase z. Field ranges are checked by
 # datetime itself, whose words name the bad field.
-_LOOSE_DATETIME = re.compile(
+_LOOSE_DATETIME = deferred(
     r"""
     (?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})
     (?:

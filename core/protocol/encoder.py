@@ -24,6 +24,7 @@ from .filenames import index_name, shard_name
 from .languages import hreflang_value
 from .limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from .model import Excluded, Lastmod, Notice, Options, Page
+from .patterns import deferred
 from .urls import (
     SCHEME_NAME,
     WEB_SCHEMES,
@@ -68,7 +69,7 @@ LASTMOD_OPEN = "<lastmod>"
 LASTMOD_CLOSE = "</lastmod>"
 URL_CLOSE = "</url>"
 # RFC 3986 section 3.1: a URL's scheme, up to its colon.
-_URI_SCHEME = re.compile(r"\s*(" + SCHEME_NAME + "):")
+_URI_SCHEME = deferred(r"\s*(" + SCHEME_NAME + "):")
 
 
 def _options_extra(options: Options) -> str:
@@ -327,9 +328,7 @@ def extensions_in(data: bytes) -> int:
     return (ALTERNATES if _ALTERNATE_MARK in data else 0) | (IMAGES if _IMAGE_MARK in data else 0)
 
 
-_IMAGE_ELEMENT = re.compile(
-    re.escape(IMAGE_OPEN.encode("ascii")) + rb"([^<]*)" + re.escape(IMAGE_CLOSE.encode("ascii"))
-)
+_IMAGE_ELEMENT = deferred(re.escape(IMAGE_OPEN.encode("ascii")) + rb"([^<]*)" + re.escape(IMAGE_CLOSE.encode("ascii")))
 
 
 def image_elements(entry: bytes) -> list[bytes]:
@@ -358,7 +357,7 @@ def entry_sizes(entries: Iterable[bytes]) -> Iterator[int]:
     return map(operator.add, map(len, entries), itertools.repeat(1))
 
 
-_LASTMOD_TEXT = re.compile(LASTMOD_OPEN.encode("ascii") + b"([^<]+)" + LASTMOD_CLOSE.encode("ascii"))
+_LASTMOD_TEXT = deferred(LASTMOD_OPEN.encode("ascii") + b"([^<]+)" + LASTMOD_CLOSE.encode("ascii"))
 
 
 def newest_lastmod_in(body: bytes) -> str | None:

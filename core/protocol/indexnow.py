@@ -5,16 +5,15 @@ themselves are made by ``audit.indexnow``.
 
 from __future__ import annotations
 
-import re
-
 from .errors import ConfigError
+from .patterns import deferred
 
 # "The key should have a minimum of 8 and a maximum of 128 hexadecimal
 # characters. The key can contain only the following characters: lowercase
 # characters (a-z), uppercase characters (A-Z), numbers (0-9), and dashes (-)."
 KEY_MIN_LENGTH = 8
 KEY_MAX_LENGTH = 128
-_KEY = re.compile(r"[a-zA-Z0-9-]{%d,%d}\Z" % (KEY_MIN_LENGTH, KEY_MAX_LENGTH))
+_KEY = deferred(r"[a-zA-Z0-9-]{%d,%d}\Z" % (KEY_MIN_LENGTH, KEY_MAX_LENGTH))
 
 # "You can submit up to 10,000 URLs per post".
 MAX_URLS_PER_REQUEST = 10_000

@@ -13,7 +13,7 @@ and by XSD itself), so the tests' schema for ``xhtml:link`` uses it as it is.
 
 from __future__ import annotations
 
-import re
+from .patterns import deferred
 
 _ALNUM = "[A-Za-z0-9]"
 _LANGUAGE = "([A-Za-z]{2,3}(-[A-Za-z]{3}){0,3}|[A-Za-z]{4,8})"
@@ -29,7 +29,7 @@ LANGUAGE_TAG = f"{_LANGUAGE}{_SCRIPT}{_REGION}{_VARIANTS}{_EXTENSIONS}(-{_PRIVAT
 #: hreflang's own value for the version shown to every other language.
 X_DEFAULT = "x-default"
 
-_TAG = re.compile(LANGUAGE_TAG)
+_TAG = deferred(LANGUAGE_TAG)
 
 
 def language_tag(code: object) -> str | None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import functools
-import re
 import types
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -25,6 +24,7 @@ from .limits import (
     MAX_SITEMAPS_PER_INDEX,
     MAX_URLS_PER_SITEMAP,
 )
+from .patterns import deferred
 from .urls import check_base_url, encode_path
 
 # sitemaps.org/protocol.html, <changefreq>: "Valid values are: always hourly daily
@@ -51,7 +51,7 @@ OUTPUT_FORMATS: tuple[str, ...] = get_args(OutputFormat)
 
 Lastmod = Union[dt.date, dt.datetime, str, None]
 
-_FILENAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+_FILENAME = deferred(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 
 
 def _check_filename(option: str, name: str, suffixes: tuple[str, ...]) -> None:

@@ -12,13 +12,14 @@ import re
 from typing import Callable
 
 from .errors import OutputError, UrlError
+from .patterns import deferred
 from .robotsrules import LINE_BREAK
 
 # A Sitemap: line, after a byte order mark on the first line, before a "# comment"
 # (RFC 9309 section 2.2: "#" starts a comment anywhere on a line).
-_SITEMAP_LINE = re.compile(r"\ufeff?[ \t]*sitemap[ \t]*:[ \t]*([^\s#]*)[ \t]*(?:#.*)?\Z", re.IGNORECASE)
+_SITEMAP_LINE = deferred(r"\ufeff?[ \t]*sitemap[ \t]*:[ \t]*([^\s#]*)[ \t]*(?:#.*)?\Z", re.IGNORECASE)
 # Each line with its own line end (robotsrules.LINE_BREAK).
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_LINE = deferred(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 # Written when the output has no robots.txt: allow everything, name the sitemap.
 _MINIMAL = "User-agent: *\nDisallow:\n\n"

@@ -31,8 +31,7 @@ a new group after a rule line (other lines such as ``Sitemap:`` or
 
 from __future__ import annotations
 
-import re
-
+from .patterns import deferred
 from .urls import normalise_percent_encoding
 
 # Google's robots.txt parser accepts these spellings (robots.cc, KeyIsDisallow
@@ -43,7 +42,7 @@ _DISALLOW_FIELDS = frozenset({"disallow", "dissallow", "dissalow", "disalow", "d
 
 # RFC 9309 section 2.2: a line ends with CRLF, CR or LF, nothing else (str.splitlines
 # would also split at form feeds and U+2028). robots.py and check.py use it too.
-LINE_BREAK = re.compile(r"\r\n|\r|\n")
+LINE_BREAK = deferred(r"\r\n|\r|\n")
 
 _ROBOTS_TXT = "/robots.txt"
 

@@ -13,6 +13,7 @@ from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 from .errors import ConfigError, UrlError
 from .limits import MAX_LOC_LENGTH
+from .patterns import deferred
 
 # ---- what a URL may hold: each rule written once -----------------------------------
 # The block path of `sitemapkit generate` (urllist.py) derives its byte patterns
@@ -22,7 +23,9 @@ from .limits import MAX_LOC_LENGTH
 #: a path or query (":" "@" "/" "?"): what a loc holds as it is (a character class
 #: body). "%" is kept only where it starts a valid %XX triplet (LONE_PERCENT), so
 #: encoded input is never encoded twice. "#" opens the fragment once.
-URI_PLAIN_CLASS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?"
+URI_PLAIN_CHARACTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?"
+#: The same characters as a character class body.
+URI_PLAIN_CLASS = re.escape(URI_PLAIN_CHARACTERS)
 #: A "%" that starts no %XX triplet: it is data, written %25.
 LONE_PERCENT = r"%(?![0-9A-Fa-f]{2})"
 #: Control characters, as code point ranges: C0, DEL and C1 (U+0080 to U+009F,
@@ -77,13 +80,13 @@ def utf8_pattern(ranges, allowed: bytes = b"") -> bytes:
     return b"(?:" + b"|".join(options) + b")"
 
 
-#: The ASCII characters of URI_PLAIN_CLASS, and "%", as bytes (for bytes.translate).
-PLAIN_BYTES = bytes(c for c in range(128) if re.fullmatch(f"[{URI_PLAIN_CLASS}%]", chr(c)))
+#: The plain characters, and "%", as bytes (for bytes.translate).
+PLAIN_BYTES = (URI_PLAIN_CHARACTERS + "%").encode("ascii")
 
-_NEEDS_ENCODING = re.compile(f"[^{URI_PLAIN_CLASS}%]|{LONE_PERCENT}")
-_CONTROL = re.compile(control_class())
-_SCHEME = re.compile(SCHEME)
-_DOT_SEGMENT = re.compile(DOT_SEGMENT)
+_NEEDS_ENCODING = deferred(f"[^{URI_PLAIN_CLASS}%]|{LONE_PERCENT}")
+_CONTROL = deferred(control_class())
+_SCHEME = deferred(SCHEME)
+_DOT_SEGMENT = deferred(DOT_SEGMENT)
 _DEFAULT_PORTS = WEB_SCHEMES
 _XML_ESCAPES = str.maketrans(XML_ESCAPES)
 
@@ -91,7 +94,7 @@ _XML_ESCAPES = str.maketrans(XML_ESCAPES)
 # they are, no "%" (which may need encoding), no ":" (which may open a scheme),
 # no "#". With no leading "/" or "." and no "/." inside, it has no dot segment and
 # goes under the base folder as it is: one match instead of five checks.
-_PLAIN_PATH = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=@/?]*")
+_PLAIN_PATH = deferred(r"[A-Za-z0-9\-._~!$&'()*+,;=@/?]*")
 
 
 def _is_plain_path(text: str) -> bool:
@@ -313,10 +316,10 @@ _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 # Characters a URI may hold literally (RFC 3986 section 2: unreserved and
 # reserved) plus "%", which starts an escape.
 _URI_CHARACTERS = "A-Za-z0-9\\-._~:/?#\\[\\]@!$&'()*+,;=%"
-_NEEDS_NO_WORK = re.compile(r"[A-Za-z0-9\-._~/:@!&'()+,;=?\[\]#$*]*").fullmatch
-_ESCAPE_OR_FOREIGN = re.compile(rf"%([0-9A-Fa-f]{{2}})|%|[^{_URI_CHARACTERS}]")
+_NEEDS_NO_WORK = deferred(r"[A-Za-z0-9\-._~/:@!&'()+,;=?\[\]#$*]*")
+_ESCAPE_OR_FOREIGN = deferred(rf"%([0-9A-Fa-f]{{2}})|%|[^{_URI_CHARACTERS}]")
 # What a loc may hold once it is a URI: RFC 3986 characters and valid %XX escapes.
-_URI = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})*\Z")
+_URI = deferred(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})*\Z")
 # HTML's whitespace, which attribute values may carry around a URL.
 _HTML_WHITESPACE = "\t\n\f\r "
 _INDEX_FILE_END = "/" + INDEX_FILE
@@ -335,7 +338,7 @@ def normalise_percent_encoding(text: str) -> str:
     ``"<>\\^`{|}``, a ``%`` that starts no escape) is encoded as UTF-8
     (RFC 3986 section 6.2.2).
     """
-    if _NEEDS_NO_WORK(text):
+    if _NEEDS_NO_WORK.fullmatch(text):
         return text
     return _ESCAPE_OR_FOREIGN.sub(_normalise_match, text)
 
@@ -396,10 +399,10 @@ def same_file_key(url: str) -> str:
 # where urljoin would drop it (tests/core/test_urls.py holds them to urljoin).
 _SEGMENT = r"(?!\.\.?(?:/|\Z))[A-Za-z0-9\-._~!$&'()*+,=:@%]+"
 _ORIGIN_PART = r"https?://[A-Za-z0-9.\-]+(?::[0-9]{1,5})?"
-_PLAIN_ABSOLUTE = re.compile(_ORIGIN_PART + r"(?:/[A-Za-z0-9\-._~!$&'()*+,=:@%/]*)?\Z")
-_PLAIN_ROOTED = re.compile(r"(?:/" + _SEGMENT + r")+/?\Z")
-_PLAIN_RELATIVE = re.compile(r"(?![^/]*:)" + _SEGMENT + r"(?:/" + _SEGMENT + r")*/?\Z")
-_PLAIN_BASE = re.compile(r"(" + _ORIGIN_PART + r")(?:/" + _SEGMENT + r")*/?\Z")
+_PLAIN_ABSOLUTE = deferred(_ORIGIN_PART + r"(?:/[A-Za-z0-9\-._~!$&'()*+,=:@%/]*)?\Z")
+_PLAIN_ROOTED = deferred(r"(?:/" + _SEGMENT + r")+/?\Z")
+_PLAIN_RELATIVE = deferred(r"(?![^/]*:)" + _SEGMENT + r"(?:/" + _SEGMENT + r")*/?\Z")
+_PLAIN_BASE = deferred(r"(" + _ORIGIN_PART + r")(?:/" + _SEGMENT + r")*/?\Z")
 
 
 def resolve_web_reference(base: str, reference: str) -> str | None:

@@ -18,20 +18,19 @@ import errno
 import importlib
 import itertools
 import os
-import re
 import struct
-import tempfile
 import types
 import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..protocol.encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, SitemapFile
 from ..protocol.errors import ConfigError, OutputError
 from ..protocol.filenames import content_index_name, index_name, own_file_pattern
 from ..protocol.hostsettings import is_local_address
 from ..protocol.indexnow import key_file_name
-from ..protocol.encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, SitemapFile
 from ..protocol.model import Notice, Options, Report
+from ..protocol.patterns import deferred
 from ..protocol.robots import decode_robots_txt
 
 try:
@@ -75,9 +74,14 @@ def gzip_bytes(data: bytes, level: int = GZIP_LEVEL, crc: int | None = None) -> 
 ROBOTS_TXT = "robots.txt"
 #: Held (flock) by the run that writes into a folder; removed when it ends.
 LOCK_NAME = ".sitemapkit.lock"
-# What tempfile.mkstemp(prefix=".NAME.", suffix=".tmp") makes: eight characters
-# from its alphabet between the name and the suffix.
-_TEMPORARY = re.compile(r"\.(.+)\.[a-z0-9_]{8}\.tmp\Z")
+# A temporary file is named ".NAME." + eight characters of this alphabet + ".tmp"
+# (the shape tempfile.mkstemp gives, made here without importing tempfile, whose
+# imports cost more than writing a small sitemap).
+_TEMPORARY_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_"
+# Names tried before giving up: a clash needs a folder full of temporary files.
+_TEMPORARY_TRIES = 100
+_TEMPORARY_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+_TEMPORARY = deferred(r"\.(.+)\.[a-z0-9_]{8}\.tmp\Z")
 
 #: Called before every file operation with the operation (``write``, ``rename``,
 #: ``remove``) and the file name; None in normal runs. Tests set it to stop a run
@@ -100,21 +104,41 @@ def _write_temporary(folder: Path, name: str, data: bytes) -> str:
     """``data`` in a new temporary file beside ``folder/name``; its path."""
     if "/" in name or "\\" in name or name in ("", ".", ".."):
         raise OutputError(f"refusing to write {name!r}: not a plain file name")
+    fd, tmp = _create_temporary(folder, name)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    except OSError as error:
-        raise _cannot(Path(folder) / name, error) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
+        try:
             _step("write", name)
-            handle.write(data)
-        os.chmod(tmp, 0o644)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            # Published files are readable by all, whatever the umask.
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, 0o644)
+            else:
+                os.chmod(tmp, 0o644)
+        finally:
+            os.close(fd)
     except BaseException as error:
         _unlink(tmp)
         if isinstance(error, OSError):
             raise _cannot(Path(folder) / name, error) from None
         raise
     return tmp
+
+
+def _create_temporary(folder: Path, name: str) -> tuple[int, str]:
+    """A new file beside ``folder/name``, open for writing, readable by its owner
+    only until it is written; its descriptor and path."""
+    for _ in range(_TEMPORARY_TRIES):
+        letters = "".join(_TEMPORARY_ALPHABET[byte % len(_TEMPORARY_ALPHABET)] for byte in os.urandom(8))
+        tmp = os.path.join(folder, f".{name}.{letters}.tmp")
+        try:
+            return os.open(tmp, _TEMPORARY_FLAGS, 0o600), tmp
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise _cannot(Path(folder) / name, error) from None
+    raise _cannot(Path(folder) / name, FileExistsError(errno.EEXIST, "no free temporary name"))
 
 
 def _rename(tmp: str, folder: Path, name: str) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol.errors import SitemapkitError
+from ..protocol.patterns import deferred
 
 __all__ = [
     "FRONT_MATTER_DATE_ADVICE",
@@ -36,14 +37,12 @@ FRONT_MATTER_DATE_ADVICE = "give the pages a 'lastmod' or 'date' in their front 
 
 # MkDocs' mkdocs.utils.meta: YAML between "---" and "---" (or "..."), else
 # MultiMarkdown-style "key: value" lines up to the first blank line.
-_YAML_FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
-_MULTIMARKDOWN_KEY = re.compile(r"[ ]{0,3}(?P<key>[A-Za-z0-9_-]+):\s*(?P<value>.*)")
-_MULTIMARKDOWN_MORE = re.compile(r"(?:[ ]{4}|\t)(\s*)(?P<value>.*)")
+_YAML_FRONT_MATTER = deferred(r"\A-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
+_MULTIMARKDOWN_KEY = deferred(r"[ ]{0,3}(?P<key>[A-Za-z0-9_-]+):\s*(?P<value>.*)")
+_MULTIMARKDOWN_MORE = deferred(r"(?:[ ]{4}|\t)(\s*)(?P<value>.*)")
 # Hugo's and Jekyll's front matter: YAML between "---" lines, TOML between "+++"
 # lines (Hugo), or a JSON object opening the file (Hugo).
-_FENCED_FRONT_MATTER = re.compile(
-    r"\A(?P<fence>-{3}|\+{3})[ \t]*\n(?P<body>.*?\n)?(?P=fence)[ \t]*(?:\n|\Z)", re.DOTALL
-)
+_FENCED_FRONT_MATTER = deferred(r"\A(?P<fence>-{3}|\+{3})[ \t]*\n(?P<body>.*?\n)?(?P=fence)[ \t]*(?:\n|\Z)", re.DOTALL)
 
 
 def front_matter_lastmod(meta: Mapping[str, Any]) -> Any:

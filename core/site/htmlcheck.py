@@ -38,8 +38,8 @@ canonical naming one of them is worth the user's attention.
 from __future__ import annotations
 
 import codecs
-import datetime as dt
 import dataclasses
+import datetime as dt
 import errno
 import functools
 import json
@@ -51,6 +51,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from ..protocol.dates import parse_lastmod
+from ..protocol.patterns import deferred
 from ..protocol.urls import SCHEME, encode_path, resolve_web_reference, same_file_key
 from .htmlscan import BodyImages, HeadReader
 
@@ -94,7 +95,7 @@ IMAGE_READ_LIMIT = 1_001
 # case. A body whose bytes hold none of these (most pages of most sites) can show
 # no image, so it is not tokenized at all: this says only where there is nothing
 # to read, never what an image is (BodyImages does, in the page's one pass).
-_IMAGE_TAG_START = re.compile(rb"<(?i:im(?:g|age)|source)")
+_IMAGE_TAG_START = deferred(rb"<(?i:im(?:g|age)|source)")
 
 #: Where a page's head states when it last changed, in the order crawlers trust
 #: them: the Open Graph article's modified time, og:updated_time, then JSON-LD's
@@ -114,7 +115,7 @@ _ROBOTS_META_NAMES = frozenset({"robots", "googlebot"})
 _NOINDEX_DIRECTIVES = frozenset({"noindex", "none"})
 # Directives are comma-separated; splitting on whitespace too keeps the common
 # mistake "noindex nofollow" meaning what its author meant, as crawlers read it.
-_DIRECTIVE_SEPARATORS = re.compile(r"[\s,]+")
+_DIRECTIVE_SEPARATORS = deferred(r"[\s,]+")
 
 # Where the head ends and which tags it holds are read by htmlscan's tokenizer, as a
 # browser reads them. The <meta>, <link> and <base> tags that hold a marker then go
@@ -124,7 +125,7 @@ _DIRECTIVE_SEPARATORS = re.compile(r"[\s,]+")
 
 # "[^<>]": a search from each "<meta" stops at the next "<", so a head full of
 # unclosed "<meta" is scanned once, not once for every one of them.
-_META_CHARSET = re.compile(rb"""<meta[^<>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_META_CHARSET = deferred(rb"""<meta[^<>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 
 # "ASCII whitespace" of the HTML standard.
 _HTML_WHITESPACE = "\t\n\f\r "
@@ -358,7 +359,7 @@ def _decode_value(value: bytes, head: bytes) -> str:
     return html.unescape(_decode(value, head))
 
 
-_LD_JSON = re.compile(rb"application/ld\+json", re.IGNORECASE)
+_LD_JSON = deferred(rb"application/ld\+json", re.IGNORECASE)
 
 
 def json_ld_modified(scripts: list[tuple[bytes, bytes]]) -> tuple[str, ...]:
@@ -573,7 +574,7 @@ def _resolve(base: str, href: str) -> str | None:
     return resolve_web_reference(base, _strip_url(href))
 
 
-_ORIGIN = re.compile(SCHEME + "[^/?#]*")
+_ORIGIN = deferred(SCHEME + "[^/?#]*")
 
 
 def _name_reading(base: str, href: str) -> str | None:

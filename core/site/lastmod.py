@@ -16,10 +16,8 @@ import datetime as dt
 import heapq
 import itertools
 import os
-import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Generic, TypeVar, Union
@@ -27,6 +25,7 @@ from typing import IO, Generic, TypeVar, Union
 from ..protocol.dates import moment_of_timestamp
 from ..protocol.errors import ConfigError
 from ..protocol.model import LASTMOD_SOURCES, NOTICE_EXAMPLES, Notice
+from ..protocol.patterns import deferred
 from ..protocol.urls import HTML_SUFFIXES
 
 __all__ = ["NOTICE_CODE", "LastmodResult", "archive_lastmods", "resolve_lastmods"]
@@ -178,7 +177,7 @@ class _Repo:
 
 # git >= 2.35.2 refuses repositories another user owns (CVE-2022-24765); LC_ALL=C
 # keeps this wording.
-_DUBIOUS_OWNERSHIP = re.compile(r"dubious ownership in repository at '(?P<top>[^\n]*)'")
+_DUBIOUS_OWNERSHIP = deferred(r"dubious ownership in repository at '(?P<top>[^\n]*)'")
 
 
 class _GitRefused(Exception):
@@ -634,6 +633,8 @@ def _last_commits(
         "--format=%x01%H %ct",
         "--",
     ]
+    import tempfile  # only where git runs: its imports are most of a small build's start
+
     with tempfile.TemporaryFile() as errors:
         process = subprocess.Popen(
             command, cwd=repo.top, env=_git_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors

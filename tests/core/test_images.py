@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import IMAGE_NS, assert_valid, sitemap_entries, usp_images
 from sitemapkit import Options, Page
@@ -530,3 +532,67 @@ def test_the_quick_reading_finds_what_the_full_tokenizer_finds() -> None:
     for variant in (page + quoted, page.replace(b"<body>", b"<body>" + quoted), page[:middle] + quoted + page[middle:]):
         full = BodyImages(variant, 0, 100)
         assert (full.content, full.elsewhere) == (quick.content, quick.elsewhere)
+
+
+# Pieces of bodies for the reading below: every construct the quick reading must
+# pass over or stop at, and pieces that leave one open (a tag, a quote, a comment).
+_BODY_PIECES = [
+    '<img src="a{n}.png">',
+    "<IMG SRC=b{n}.png>",
+    '<source srcset="c{n}.webp 2x">',
+    "<image href=d{n}.svg>",
+    "<main>",
+    "</main>",
+    "<article class=x>",
+    "</article>",
+    '<div class="body">',
+    "<div>",
+    "</div>",
+    "<section id=content>",
+    "</section>",
+    "<Div Role=main>",
+    "<!--",
+    "-->",
+    "<!-->",
+    "<!x>",
+    "<?p>",
+    "</ >",
+    '<a title="',
+    '"',
+    "'",
+    "<a href=x ",
+    ">",
+    "<",
+    "text",
+    " < ",
+    "<script>",
+    "</script>",
+    "<template>",
+    "</template>",
+    "<textarea>",
+    "</textarea>",
+    "<picture>",
+    "<p>",
+    "</p>",
+    "\n",
+    "<img",
+    "<div",
+    "=",
+    "-",
+    "<br/>",
+    "</br>",
+    "<img/src=e{n}.png>",
+    "<noscript>",
+    "</noscript>",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_BODY_PIECES), max_size=40))
+def test_the_quick_reading_of_any_body_is_the_full_tokenizers(pieces: list[str]) -> None:
+    # A quoted ">" first sends the whole body through the tokenizer: the two
+    # readings must find the same images, inside and outside the content.
+    body = "".join(piece.format(n=number) for number, piece in enumerate(pieces)).encode()
+    quick = BodyImages(b"<body>" + body, 0, 100)
+    full = BodyImages(b"<body><p title='>'></p>" + body, 0, 100)
+    assert (quick.content, quick.elsewhere, quick.has_content) == (full.content, full.elsewhere, full.has_content)

@@ -1,0 +1,57 @@
+"""Regular expressions compiled when first used.
+
+Python compiles a regular expression in Python code, and the core's grammars
+(the HTML tokenizer's, the URL and date rules) are long: compiling all of them
+when a module is imported cost a build more than its pages did on a small site.
+Most runs use a few of them (a plain head never needs the full tokenizer), so a
+module-level pattern is written ``deferred(source)``: the same object to its
+users, compiled on the first call of any of its methods.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, AnyStr, cast
+
+# The methods a compiled pattern is used through: found on the object itself once
+# compiled, as quickly as on the pattern.
+_METHODS = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split", "scanner")
+# Every deferred pattern made, for compile_all.
+_MADE: list[_Deferred] = []
+
+
+class _Deferred:
+    """A pattern's source and flags until one of its methods is first called."""
+
+    def __init__(self, source: str | bytes, flags: int) -> None:
+        self.pattern = source
+        self._flags = flags
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for names the object does not have yet: every method of the
+        # pattern before it is compiled, and the pattern's other attributes.
+        compiled = self.__dict__.get("_compiled")
+        if compiled is None:
+            compiled = re.compile(self.pattern, self._flags)
+            self.__dict__["_compiled"] = compiled
+            self.__dict__.update({method: getattr(compiled, method) for method in _METHODS})
+        return getattr(compiled, name)
+
+    def __repr__(self) -> str:
+        return f"deferred({self.pattern!r}, {self._flags})"
+
+
+def deferred(source: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
+    """``re.compile(source, flags)``, done when a method of the result is first
+    called (a wrong pattern raises then, so each is compiled by the tests)."""
+    pattern = _Deferred(source, flags)
+    _MADE.append(pattern)
+    return cast("re.Pattern[AnyStr]", pattern)
+
+
+def compile_all() -> int:
+    """Compile every deferred pattern of the modules imported so far (the tests
+    do, so that a wrong one fails there); how many there are."""
+    for pattern in _MADE:
+        pattern.groups  # noqa: B018 (an attribute only the compiled pattern has)
+    return len(_MADE)

@@ -1,0 +1,101 @@
+"""Regular expressions compiled on first use (`sitemapkit.protocol.patterns`).
+
+Importing the core must compile none of its own patterns: on a small site that
+compiling cost more than the pages did. Every pattern still has to be a valid
+one, so each is compiled here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import sitemapkit
+from sitemapkit.protocol import patterns
+from sitemapkit.protocol.errors import SitemapkitError
+from sitemapkit.protocol.patterns import compile_all, deferred
+
+
+def _core_modules() -> list[str]:
+    names = []
+    for module in pkgutil.walk_packages(sitemapkit.__path__, "sitemapkit."):
+        # The adapters import their generators; the core's modules import none.
+        if not module.name.startswith("sitemapkit.plugins"):
+            names.append(module.name)
+    return names
+
+
+def test_every_deferred_pattern_compiles():
+    for name in _core_modules():
+        try:
+            importlib.import_module(name)
+        except SitemapkitError:
+            # A module of an extra this environment lacks (PyYAML's readers): it
+            # must then hold no pattern of its own, or this test would miss it.
+            source = importlib.util.find_spec(name).origin
+            assert "deferred(" not in Path(source).read_text(encoding="utf-8"), name
+    # The tokenizer's, the URL rules', the dates', the configurations' readers...
+    assert compile_all() > 50
+
+
+def test_a_deferred_pattern_behaves_as_the_compiled_one():
+    source = r"(?P<scheme>[a-z]+)://(?P<host>[^/]+)"
+    pattern = deferred(source, re.IGNORECASE)
+    compiled = re.compile(source, re.IGNORECASE)
+    assert pattern.pattern == source
+    text = "see HTTPS://Example.org/a and ftp://b.example/"
+    assert pattern.search(text).groupdict() == compiled.search(text).groupdict()
+    assert pattern.groups == 2
+    assert pattern.groupindex == compiled.groupindex
+    assert pattern.flags == compiled.flags
+    assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in compiled.finditer(text)]
+    assert pattern.sub("<url>", text) == compiled.sub("<url>", text)
+    assert pattern.split(text) == compiled.split(text)
+    assert pattern.fullmatch("a://b") and not pattern.match(" a://b")
+    assert deferred(rb"\d+").findall(b"1 22 333") == [b"1", b"22", b"333"]
+
+
+def test_a_wrong_pattern_fails_when_compiled():
+    pattern = deferred(r"(unclosed")
+    try:
+        with pytest.raises(re.error):
+            compile_all()
+        with pytest.raises(re.error):
+            pattern.search("unclosed")
+    finally:
+        patterns._MADE.remove(pattern)
+
+
+# Counts the patterns compiled from sitemapkit's own files while the entry points
+# are imported (what every MkDocs, Pelican, Sphinx and command-line run imports).
+_COUNT_COMPILES = """
+import importlib.util, re, sys
+# The package's folder, found without importing it.
+package = importlib.util.find_spec("sitemapkit").submodule_search_locations[0]
+compiled = []
+original = re._compile
+def counting(pattern, flags):
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == re.__file__:
+        frame = frame.f_back
+    if frame is not None and frame.f_code.co_filename.startswith(package):
+        compiled.append(f"{frame.f_code.co_filename}:{frame.f_lineno}")
+    return original(pattern, flags)
+re._compile = counting
+import sitemapkit, sitemapkit.engine.pages, sitemapkit.commands.cli, sitemapkit.engine.folderbuild
+print("\\n".join(compiled))
+"""
+
+
+def test_importing_the_core_compiles_no_pattern(tmp_path: Path) -> None:
+    # Run outside the repository, so that the installed package is the one imported.
+    run = subprocess.run([sys.executable, "-c", _COUNT_COMPILES], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "", f"compiled while importing:\n{run.stdout}"
