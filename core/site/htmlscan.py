@@ -426,12 +426,19 @@ class HeadReader:
 CONTENT_ELEMENTS = frozenset({"main", "article"})
 CONTENT_CLASSES = frozenset({"md-content", "body"})
 CONTENT_IDS = frozenset({"content"})
+# A tag that marks a content element holds one of these (its role, class or id
+# value), in any case: most <div>s hold none, and their attributes are not read.
+_CONTENT_WORDS = tuple(sorted(word.encode() for word in {*CONTENT_CLASSES, *CONTENT_IDS, "main"}))
 # Start tags a body reader stops at; the rest are read in runs. "div" and
 # "section" may hold the content; raw-text elements and <template> are skipped.
-_BODY_TAGS = (
-    "img|image|source|main|article|div|section|template|plaintext|" + "|".join(sorted(RAW_TEXT_ELEMENTS))
-).encode()
-_BODY_END_TAGS = b"main|article|div|section|template"
+# <div> and <section> only may hold the content: the quick reading passes over
+# their tags unless one may mark a content element or the innermost one open is
+# of their kind (see _quick_run_end).
+_MAYBE_CONTENT_TAGS = b"div|section"
+_ALWAYS_STOP_TAGS = ("img|image|source|main|article|template|plaintext|" + "|".join(sorted(RAW_TEXT_ELEMENTS))).encode()
+_ALWAYS_STOP_END_TAGS = b"main|article|template"
+_BODY_TAGS = _ALWAYS_STOP_TAGS + b"|" + _MAYBE_CONTENT_TAGS
+_BODY_END_TAGS = _ALWAYS_STOP_END_TAGS + b"|" + _MAYBE_CONTENT_TAGS
 # A run of tokens the body reader passes over whole: text, comments, bogus
 # comments, start tags of other elements and end tags of other elements, each
 # tag read to its ">" by the tokenizer's attribute states (a ">" in a quoted value
@@ -458,7 +465,10 @@ _BODY_RUN = deferred(
 # tag ends at its first ">", and the body reader searches its lower-cased bytes
 # for what it stops at: a comment, a start tag of _BODY_TAGS, an end tag of
 # _BODY_END_TAGS. Several times faster than reading every other tag in a run.
-_BODY_STOP = deferred(rb"<(?:!--|(?:" + _BODY_TAGS + rb")[\t\n\f\r />]|/(?:" + _BODY_END_TAGS + rb")[\t\n\f\r />])")
+_BODY_STOP = deferred(
+    rb"<(?:!--|(?:" + _ALWAYS_STOP_TAGS + rb"|(?P<maybe>" + _MAYBE_CONTENT_TAGS + rb"))[\t\n\f\r />]"
+    rb"|/(?:" + _ALWAYS_STOP_END_TAGS + rb"|(?P<maybe_end>" + _MAYBE_CONTENT_TAGS + rb"))[\t\n\f\r />])"
+)
 # What opens a tag, a bogus comment or a comment: the rest of "<" is text.
 _OPENS = deferred(rb"<[A-Za-z!?/]")
 _COMMENT_ONLY = deferred(_COMMENT, re.DOTALL)
@@ -545,23 +555,27 @@ class BodyImages:
     and the classes, ids and role that mark one), :attr:`elsewhere` the others,
     each a list of attribute values (bytes, character references kept). At most
     ``limit`` of each are kept; past that the reading stops.
+
+    Between quoted attribute values holding a ">" (where the tokenizer reads
+    each tag), the body is read quickly (see _quick_run_end); ``quick=False``
+    reads it all with the tokenizer, the same images more slowly (for the tests).
     """
 
-    def __init__(self, data: bytes, start: int, limit: int) -> None:
+    def __init__(self, data: bytes, start: int, limit: int, quick: bool = True) -> None:
         self.content: list[bytes] = []
         self.elsewhere: list[bytes] = []
         #: Whether the page has a content element at all.
         self.has_content = False
         #: Tags read one at a time (the rest are read in runs): a measure of the work.
         self.steps = 0
-        self._read(data, start, limit)
+        self._read(data, start, limit, quick)
 
-    def _read(self, data: bytes, position: int, limit: int) -> None:
+    def _read(self, data: bytes, position: int, limit: int, quick: bool) -> None:
         size = len(data)
-        # Up to the first quoted value holding a ">", tags end at their first ">".
-        quoted = _QUOTED_GREATER_THAN.search(data, position)
-        simple_until = quoted.start() if quoted else size
-        lowered = data[:simple_until].lower()
+        # Up to the next quoted value holding a ">", tags end at their first ">";
+        # past it (its tag read by the tokenizer), the next is looked for.
+        simple_until, quoted_end = (position, position) if quick else (0, size)
+        lowered = data.lower() if quick else b""
         # The content elements open around the position: each one's name and how
         # many of its kind are open in it, innermost last. Content elements nest
         # (Material's <main> holds the navigation, with the logo, and .md-content
@@ -575,9 +589,13 @@ class BodyImages:
         templates = 0
         try:
             while position < size:
+                if position >= quoted_end:
+                    quoted = _QUOTED_GREATER_THAN.search(data, position)
+                    simple_until, quoted_end = (quoted.start(), quoted.end()) if quoted else (size, size)
                 simple = position < simple_until
                 if simple:
-                    position = _quick_run_end(data, lowered, position, simple_until)
+                    innermost = open_elements[-1][0] if open_elements else None
+                    position = _quick_run_end(data, lowered, position, simple_until, innermost)
                 else:
                     run = _BODY_RUN.match(data, position)
                     assert run is not None
@@ -629,7 +647,7 @@ class BodyImages:
                             self.elsewhere.append(reference)
                     continue
                 if name in (b"main", b"article") or (
-                    name in (b"div", b"section") and _marks_content(attributes_of(token.group()))
+                    name in (b"div", b"section") and _marks_content_quickly(token.group())
                 ):
                     if open_elements:
                         holds_other.add(open_elements[-1][2])
@@ -642,15 +660,16 @@ class BodyImages:
             self.content = [reference for element, reference in content if element not in holds_other]
 
 
-def _quick_run_end(data: bytes, lowered: bytes, position: int, until: int) -> int:
+def _quick_run_end(data: bytes, lowered: bytes, position: int, until: int, innermost: bytes | None) -> int:
     """Where the tokens _BODY_RUN would pass over end, from ``position`` (in
     data state) up to ``until``: at the next token the body reader stops at, at a
     construct left open before ``until`` (which the tokenizer then reads), or at
-    ``until``. ``lowered`` is ``data[:until]`` in lower case.
+    ``until``. ``lowered`` is ``data`` in lower case.
 
     Up to ``until`` every construct but a comment ends at its first ">", so a stop
     found in the bytes is a token unless a construct opened after the last ">"
-    before it, and is still open there; comments are stops, passed over whole."""
+    before it, and is still open there; comments are stops, passed over whole.
+    ``innermost`` names the innermost content element open (None: none is)."""
     while True:
         stop = _BODY_STOP.search(lowered, position, until)
         end = stop.start() if stop else until
@@ -663,12 +682,31 @@ def _quick_run_end(data: bytes, lowered: bytes, position: int, until: int) -> in
                 return opened.start()
             position = close + 1
             continue
-        if stop is None or not lowered.startswith(b"<!--", end):
+        if stop is None:
+            return end
+        if stop.lastindex is not None:  # a <div> or <section> start or end tag
+            maybe, maybe_end = stop.group("maybe", "maybe_end")
+            if (maybe or maybe_end) == innermost:
+                return end  # it nests in or closes the innermost content element
+            # Else only a start tag that marks a content element counts.
+            close = lowered.find(b">", end, until)
+            if close < 0:
+                return end  # left open before until: the tokenizer reads it
+            if maybe_end or not any(word in lowered[end:close] for word in _CONTENT_WORDS):
+                position = close + 1
+                continue
+            return end
+        if not lowered.startswith(b"<!--", end):
             return end
         comment = _COMMENT_ONLY.match(data, end, until)
         if comment is None:
             return end  # left open before until: the tokenizer reads it
         position = comment.end()
+
+
+def _marks_content_quickly(tag: bytes) -> bool:
+    lowered = tag.lower()
+    return any(word in lowered for word in _CONTENT_WORDS) and _marks_content(attributes_of(tag))
 
 
 def _marks_content(attributes: dict[bytes, bytes]) -> bool:
