@@ -18,6 +18,7 @@ import errno
 import importlib
 import itertools
 import os
+import re
 import struct
 import types
 import zlib
@@ -78,10 +79,11 @@ LOCK_NAME = ".sitemapkit.lock"
 # (the shape tempfile.mkstemp gives, made here without importing tempfile, whose
 # imports cost more than writing a small sitemap).
 _TEMPORARY_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_"
+_TEMPORARY_LETTERS = 8
 # Names tried before giving up: a clash needs a folder full of temporary files.
 _TEMPORARY_TRIES = 100
 _TEMPORARY_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-_TEMPORARY = deferred(r"\.(.+)\.[a-z0-9_]{8}\.tmp\Z")
+_TEMPORARY = deferred(rf"\.(.+)\.[{re.escape(_TEMPORARY_ALPHABET)}]{{{_TEMPORARY_LETTERS}}}\.tmp\Z")
 
 #: Called before every file operation with the operation (``write``, ``rename``,
 #: ``remove``) and the file name; None in normal runs. Tests set it to stop a run
@@ -130,7 +132,9 @@ def _create_temporary(folder: Path, name: str) -> tuple[int, str]:
     """A new file beside ``folder/name``, open for writing, readable by its owner
     only until it is written; its descriptor and path."""
     for _ in range(_TEMPORARY_TRIES):
-        letters = "".join(_TEMPORARY_ALPHABET[byte % len(_TEMPORARY_ALPHABET)] for byte in os.urandom(8))
+        letters = "".join(
+            _TEMPORARY_ALPHABET[byte % len(_TEMPORARY_ALPHABET)] for byte in os.urandom(_TEMPORARY_LETTERS)
+        )
         tmp = os.path.join(folder, f".{name}.{letters}.tmp")
         try:
             return os.open(tmp, _TEMPORARY_FLAGS, 0o600), tmp

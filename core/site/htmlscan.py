@@ -466,8 +466,19 @@ _BODY_RUN = deferred(
 # for what it stops at: a comment, a start tag of _BODY_TAGS, an end tag of
 # _BODY_END_TAGS. Several times faster than reading every other tag in a run.
 _BODY_STOP = deferred(
-    rb"<(?:!--|(?:" + _ALWAYS_STOP_TAGS + rb"|(?P<maybe>" + _MAYBE_CONTENT_TAGS + rb"))[\t\n\f\r />]"
-    rb"|/(?:" + _ALWAYS_STOP_END_TAGS + rb"|(?P<maybe_end>" + _MAYBE_CONTENT_TAGS + rb"))[\t\n\f\r />])"
+    rb"<(?:!--|(?:"
+    + _ALWAYS_STOP_TAGS
+    + rb"|(?P<maybe>"
+    + _MAYBE_CONTENT_TAGS
+    + rb"))"
+    + _NAME_END
+    + rb"|/(?:"
+    + _ALWAYS_STOP_END_TAGS
+    + rb"|(?P<maybe_end>"
+    + _MAYBE_CONTENT_TAGS
+    + rb"))"
+    + _NAME_END
+    + rb")"
 )
 # What opens a tag, a bogus comment or a comment: the rest of "<" is text.
 _OPENS = deferred(rb"<[A-Za-z!?/]")
@@ -692,7 +703,7 @@ def _quick_run_end(data: bytes, lowered: bytes, position: int, until: int, inner
             close = lowered.find(b">", end, until)
             if close < 0:
                 return end  # left open before until: the tokenizer reads it
-            if maybe_end or not any(word in lowered[end:close] for word in _CONTENT_WORDS):
+            if maybe_end or not _may_mark_content(lowered[end:close]):
                 position = close + 1
                 continue
             return end
@@ -704,9 +715,13 @@ def _quick_run_end(data: bytes, lowered: bytes, position: int, until: int, inner
         position = comment.end()
 
 
+def _may_mark_content(lowered_tag: bytes) -> bool:
+    """Whether a lower-cased tag holds a content word (see _CONTENT_WORDS)."""
+    return any(word in lowered_tag for word in _CONTENT_WORDS)
+
+
 def _marks_content_quickly(tag: bytes) -> bool:
-    lowered = tag.lower()
-    return any(word in lowered for word in _CONTENT_WORDS) and _marks_content(attributes_of(tag))
+    return _may_mark_content(tag.lower()) and _marks_content(attributes_of(tag))
 
 
 def _marks_content(attributes: dict[bytes, bytes]) -> bool:
