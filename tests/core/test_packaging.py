@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import venv
@@ -65,6 +66,25 @@ def _pip_install(env: Path, *target: str, extra_env: dict[str, str] | None = Non
     )
 
 
+# What a source distribution holds: what pip builds from.
+_SOURCE = ("pyproject.toml", "README.md", "core", "plugins")
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    """A copy of the project as a checkout has it. pip builds in the source tree
+    (build/, sitemapkit.egg-info/), and tests/tasks.py installs the repository
+    into other environments while these tests run: a copy keeps them apart."""
+    copy = tmp_path / "sitemapkit-source"
+    copy.mkdir()
+    for name in _SOURCE:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(ROOT / name, copy / name)
+    return copy
+
+
 @pytest.fixture(scope="module")
 def pip_shows_backend_warnings() -> None:
     hooks = pytest.importorskip("pip._vendor.pyproject_hooks")
@@ -73,11 +93,13 @@ def pip_shows_backend_warnings() -> None:
 
 
 @pytest.mark.parametrize("editable", [False, True], ids=["regular", "editable"])
-def test_install_exposes_only_sitemapkit(tmp_path: Path, editable: bool, pip_shows_backend_warnings) -> None:
+def test_install_exposes_only_sitemapkit(
+    tmp_path: Path, source: Path, editable: bool, pip_shows_backend_warnings
+) -> None:
     env = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env)
     python = env / "bin" / "python"
-    target = ["-e", str(ROOT)] if editable else [str(ROOT)]
+    target = ["-e", str(source)] if editable else [str(source)]
     install = _pip_install(env, *target)
     assert install.returncode == 0, install.stderr[-2000:]
     output = install.stdout + install.stderr
@@ -110,12 +132,14 @@ def test_install_exposes_only_sitemapkit(tmp_path: Path, editable: bool, pip_sho
     assert cli.stdout.startswith("sitemapkit ")
 
 
-def test_editable_install_as_tasks_py_runs_it_prints_no_warning(tmp_path: Path, pip_shows_backend_warnings) -> None:
+def test_editable_install_as_tasks_py_runs_it_prints_no_warning(
+    tmp_path: Path, source: Path, pip_shows_backend_warnings
+) -> None:
     import tasks
 
     env = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env)
-    install = _pip_install(env, "-e", str(ROOT), extra_env=tasks._PIP_ENV)
+    install = _pip_install(env, "-e", str(source), extra_env=tasks._PIP_ENV)
     assert install.returncode == 0, install.stderr[-2000:]
     assert _warnings(install.stdout + install.stderr) == []
 
