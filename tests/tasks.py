@@ -175,9 +175,6 @@ class TaskError(Exception):
 _PIP_ENV = {"PYTHONWARNINGS": "ignore:Editable installation"}
 
 
-_SOURCE_TREE_LOCK = threading.Lock()
-
-
 def ensure_env(name: str, extra: list[str] = ()) -> Path:
     """Create ``.venvs/<name>`` and install into it; cheap when nothing changed."""
     python = venv_python(name)
@@ -202,13 +199,11 @@ def ensure_env(name: str, extra: list[str] = ()) -> Path:
     # -e: tests run against the working tree; setuptools' editable finder maps
     # sitemapkit -> core/ and sitemapkit.plugins -> plugins/ without exposing either.
     reqs = ["-e" + r if r.startswith(".[") else r for r in requirements]
-    # pip builds the project in its folder (sitemapkit.egg-info/): one at a time.
-    with _SOURCE_TREE_LOCK:
-        _step(
-            f"{_shown(VENVS / name)}: installing {' '.join(requirements)}",
-            log,
-            [str(python), "-m", "pip", "install", "--progress-bar", "off", *reqs],
-        )
+    _step(
+        f"{_shown(VENVS / name)}: installing {' '.join(requirements)}",
+        log,
+        [str(python), "-m", "pip", "install", "--progress-bar", "off", *reqs],
+    )
     stamp.write_text(wanted)
     return python
 
@@ -417,6 +412,24 @@ def cmd_test(args: argparse.Namespace) -> int:
         finally:
             system_ready.set()
 
+    # Side by side, one thread installs the environments in the order they are
+    # tested, each while the ones before it are tested; one after another, each
+    # is installed just before its tests (its progress then shows as it runs).
+    pythons: dict[str, Path] = {}
+    installed = {name: threading.Event() for name in names}
+
+    def install_environments() -> None:
+        for name in names:
+            try:
+                if not problems:
+                    pythons[name] = ensure_env(name)
+            except TaskError as error:
+                problems.append(error)
+            except SystemExit as stop:  # base_python's line: no Python for it
+                problems.append(TaskError(str(stop.code).removeprefix("[tasks] ")))
+            finally:
+                installed[name].set()
+
     queue = collections.deque(names)
 
     def work() -> None:
@@ -425,11 +438,17 @@ def cmd_test(args: argparse.Namespace) -> int:
                 name = queue.popleft()
             except IndexError:
                 return
-            try:
-                python = ensure_env(name)
-            except TaskError as error:
-                problems.append(error)
-                return
+            if jobs > 1:
+                installed[name].wait()
+                if name not in pythons:
+                    return  # its installation failed: said below
+                python = pythons[name]
+            else:
+                try:
+                    python = ensure_env(name)
+                except TaskError as error:
+                    problems.append(error)
+                    return
             system_ready.wait()
             code, counts = _run_pytest(name, python, ENVIRONMENTS[name][1], args.pytest_args, live=jobs == 1)
             with _OUTPUT_LOCK:
@@ -438,10 +457,12 @@ def cmd_test(args: argparse.Namespace) -> int:
                 codes.append(code)
 
     threads = [threading.Thread(target=install_system_packages)]
+    if jobs > 1:
+        threads.append(threading.Thread(target=install_environments))
     threads += [threading.Thread(target=work) for _ in range(jobs - 1)]
     for thread in threads:
         thread.start()
-    work()  # one worker is this thread: with --jobs 1, set-up progress shows as before
+    work()  # one worker is this thread
     for thread in threads:
         thread.join()
     if problems:

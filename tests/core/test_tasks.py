@@ -6,6 +6,7 @@ import glob
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,45 @@ def test_a_failed_step_says_so_in_one_line_naming_its_log(tmp_path, capsys, monk
     assert str(failed.value) == "failing: failed (exit 3); everything it printed is in failed.log"
     # The end of what it printed is shown, so the reason is on screen.
     assert "why it failed" in capsys.readouterr().out
+
+
+def test_environments_tested_side_by_side_each_report_in_one_block(tmp_path, capsys):
+    """Two pytest runs at once, as `tasks.py test --jobs 2` makes them: each
+    environment's report is printed whole, never interleaved with the other's."""
+    suite = tmp_path / "test_slowly.py"
+    suite.write_text(
+        "import time\n"
+        "import pytest\n"
+        "@pytest.mark.parametrize('n', range(6))\n"
+        "def test_slowly(n):\n"
+        "    time.sleep(0.05)\n"
+    )
+    results = {}
+
+    def run(name: str) -> None:
+        results[name] = tasks._run_pytest(
+            name, Path(sys.executable), [str(suite)], ["-v", "-p", "no:cacheprovider"], live=False
+        )
+
+    threads = [threading.Thread(target=run, args=(name,)) for name in ("first", "second")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == {"first": (0, {"passed": 6}), "second": (0, {"passed": 6})}
+    out = capsys.readouterr().out
+    for name in ("first", "second"):
+        start = out.index(f"[tasks] === {name}: pytest ")
+        end = out.index(f"[tasks] {name}: ", start)
+        block = out[start:end]
+        # All six tests of this run, and not one line of the other's.
+        assert block.count("PASSED") == 6, out
+        other = "second" if name == "first" else "first"
+        assert other not in block, out
+
+
+def test_every_environment_named_slowest_first_exists():
+    assert set(tasks.SLOWEST_FIRST) <= set(tasks.ENVIRONMENTS)
 
 
 def demo(name: str, folder: Path) -> subprocess.CompletedProcess:
