@@ -34,6 +34,7 @@ import heapq
 import itertools
 import operator
 import os
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -49,7 +50,7 @@ from ..protocol.encoder import (
     encode_entry_batches,
     image_elements,
     image_host,
-    loc_hash,
+    loc_hashes_below,
 )
 from ..protocol.errors import SitemapkitError
 from ..protocol.model import NOTICE_EXAMPLES, Excluded, Notice, Options, Page, Report
@@ -64,8 +65,9 @@ from .pages import allowed_images, build_pages, chrome_images, write_sitemaps
 from .selection import NOTHING_SAID, HeadVerdict, broken_canonicals_notice, build_context, select_page
 from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, Workers, pool_pays
 
-# Where each listed page's bytes split: "LOC\0" + its walk position in this many
-# bytes + 1 when its lastmod is its file time (else 0) + its entry.
+# Where each listed page's bytes split: "LOC\0" (its loc below the base folder,
+# Scope.path_below) + its walk position in this many bytes + 1 when its lastmod is
+# its file time (else 0) + its entry.
 _ORDER_BYTES = 5
 _LASTMOD_ELEMENT = deferred(LASTMOD_OPEN.encode("ascii") + b"[^<]*" + LASTMOD_CLOSE.encode("ascii"))
 
@@ -92,7 +94,8 @@ class _CheckedPages:
     )
 
     def __init__(self) -> None:
-        #: One per page that may be listed: its sitemap loc, NUL, its walk
+        #: One per page that may be listed: its sitemap loc below the base folder
+        #: (every loc starts with it: kept once, not once a page), NUL, its walk
         #: position, whether it is dated by its file time, its entry (see _ORDER_BYTES).
         self.listed: list[bytes] = []
         self.excluded: list[Excluded] = []
@@ -259,7 +262,7 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
             flags |= 2
         by_file_time = bytes([flags])
         order = position.to_bytes(_ORDER_BYTES, "big")
-        found.listed.append(loc.encode("ascii") + b"\0" + order + by_file_time + entry)
+        found.listed.append(scope.path_below(loc).encode("ascii") + b"\0" + order + by_file_time + entry)
         if stamp is not None:
             found.dated(name, stamp, trusted_file_time(stamp))
     found.excluded = report.excluded + result.excluded
@@ -344,12 +347,14 @@ def _build_folder(
     # Pages in a repository of their own below the folder are dated by its
     # history (build_pages); the folder's own repository was judged already (_uses_git).
     repositories: list[str] | None = [] if options.lastmod == "auto" and git_installed() else None
-    # The names walked, a string a chunk, for build_pages where it is needed.
-    walked: list[str] = []
+    # The names walked, for build_pages where it is needed: a chunk's names joined
+    # and deflated (a tenth of their size), since the pages are held until the
+    # end and most builds never need them.
+    walked: list[bytes] = []
 
     def chunks() -> Iterator[list[str]]:
         for names in _chunks(walk_pages(site_dir, repositories), chunk_pages):
-            walked.append("\0".join(names))
+            walked.append(zlib.compress(os.fsencode("\0".join(names)), 1))
             yield names
 
     walk = chunks()
@@ -412,9 +417,10 @@ def _build_folder(
 
     # Taken from the end, each page's bytes freed once its entry is encoded.
     listed.reverse()
+    base_folder = scope.prefix.encode("ascii")
     if not flat and not options.images:
         # No entry to change: a batch at a time, with no Python code per entry.
-        batches = _listed_batches(listed, report)
+        batches = _listed_batches(listed, base_folder, report)
         return write_sitemaps(lambda result: encode_entry_batches(batches, options, result), publication, report)
 
     # Images on most pages are the site's chrome: taken out of the entries made
@@ -441,7 +447,7 @@ def _build_folder(
         result.images_cut += found.images_cut
         result.images_unwritten += found.images_unwritten
         result.image_hosts = hosts
-        return encode_entry_batches(_listed_batches(listed, report, changed), options, result)
+        return encode_entry_batches(_listed_batches(listed, base_folder, report, changed), options, result)
 
     return write_sitemaps(encoded, publication, report)
 
@@ -451,12 +457,16 @@ _POST_BATCH = 4096
 
 
 def _listed_batches(
-    listed: list[bytes], report: Report, changed: Callable[[bytes, int], bytes] | None = None
+    listed: list[bytes],
+    base_folder: bytes,
+    report: Report,
+    changed: Callable[[bytes, int], bytes] | None = None,
 ) -> Iterator[tuple[list[bytes], list[int], bool]]:
-    """The entries of ``listed`` (sorted, then reversed: see _CheckedPages.listed),
-    in batches for :func:`encode_entry_batches`, taken from its end so that each
-    batch's bytes are freed once encoded; the second of two pages with one loc
-    left out as a duplicate."""
+    """The entries of ``listed`` (sorted, then reversed: see _CheckedPages.listed;
+    each loc there is what follows ``base_folder``), in batches for
+    :func:`encode_entry_batches`, taken from its end so that each batch's bytes
+    are freed once encoded; the second of two pages with one loc left out as a
+    duplicate."""
     previous = None
     while listed:
         batch = listed[-_POST_BATCH:]
@@ -469,7 +479,9 @@ def _listed_batches(
             before = [previous, *locs[:-1]]
             kept = [index for index, loc in enumerate(locs) if loc != before[index]]
             report.excluded += [
-                Excluded(loc.decode("ascii"), "duplicate") for loc, last in zip(locs, before) if loc == last
+                Excluded((base_folder + loc).decode("ascii"), "duplicate")
+                for loc, last in zip(locs, before)
+                if loc == last
             ]
             locs = [locs[index] for index in kept]
         if not locs:
@@ -480,23 +492,26 @@ def _listed_batches(
             # With each entry its flags byte (see _CheckedPages.listed).
             flags = [batch[index][cuts[index] + 1 + _ORDER_BYTES] for index in kept]
             entries = list(map(changed, entries, flags))
-        yield entries, list(map(loc_hash, locs)), False
+        yield entries, loc_hashes_below(base_folder, locs), False
 
 
 def _build_together(
     site_dir: Path,
     options: Options,
     publication: publish.Publication,
-    walked: list[str],
+    walked: list[bytes],
     verdicts: list[tuple[int, HeadVerdict]],
     date_advice: str | None,
 ) -> Report:
-    """build_pages for the pages walked (``walked``, a string of names a
-    chunk), in build_site's order (by loc, then walk order), with the verdicts
+    """build_pages for the pages walked (``walked``, each chunk's names deflated), in build_site's order (by loc, then walk order), with the verdicts
     the workers read (by walk position): as ``build_site(find_pages(...))``
     writes them, without a second walk or a second read of a head."""
     base = file_prefix(site_dir)
-    pages = [folder_page(name, page_file(base, name)) for chunk in walked for name in chunk.split("\0")]
+    pages = [
+        folder_page(name, page_file(base, name))
+        for chunk in walked
+        for name in os.fsdecode(zlib.decompress(chunk)).split("\0")
+    ]
     del walked[:]
     order = sorted(range(len(pages)), key=lambda position: pages[position].loc)
     index_of = {position: index for index, position in enumerate(order)}

@@ -152,6 +152,13 @@ def loc_hash(loc: bytes) -> int:
     return zlib.crc32(loc)
 
 
+def loc_hashes_below(prefix: bytes, rests: Iterable[bytes]) -> list[int]:
+    """:func:`loc_hash` of each loc ``prefix + rest``, for locs kept without the
+    prefix they all share: a crc32 goes on from the crc32 of what came before,
+    so the prefix is hashed once."""
+    return list(map(zlib.crc32, rests, itertools.repeat(zlib.crc32(prefix))))
+
+
 class _PageLastmod(enum.Enum):
     """The page's own ``lastmod`` (:meth:`EntryWriter.entry`'s default)."""
 

@@ -610,9 +610,11 @@ def test_the_sorted_entries_go_to_the_encoder_in_batches_without_their_duplicate
     from sitemapkit.protocol.encoder import loc_hash
 
     monkeypatch.setattr(folderbuild, "_POST_BATCH", batch)
-    locs = [b"https://example.org/a", b"https://example.org/b", b"https://example.org/b", b"https://example.org/c"]
+    below = b"https://example.org/"
+    locs = [below + b"a", below + b"b", below + b"b", below + b"c"]
     listed = [
-        loc
+        # Each loc as the workers keep it: below the base folder.
+        loc[len(below) :]
         + b"\0"
         + position.to_bytes(folderbuild._ORDER_BYTES, "big")
         + b"\0"
@@ -624,7 +626,7 @@ def test_the_sorted_entries_go_to_the_encoder_in_batches_without_their_duplicate
     listed.sort()
     listed.reverse()
     report = Report()
-    batches = list(folderbuild._listed_batches(listed, report))
+    batches = list(folderbuild._listed_batches(listed, below, report))
     entries = [entry for got, _, _ in batches for entry in got]
     hashes = [hash_ for _, got, _ in batches for hash_ in got]
     assert entries == [b"<url>a</url>", b"<url>b</url>", b"<url>d</url>"]

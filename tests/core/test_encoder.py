@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import assert_valid, usp_pages
 from sitemapkit import Options, Page
@@ -309,3 +311,12 @@ def test_publish_knows_every_name_the_encoder_makes(filename: str, gzip: bool) -
         "other-0123456789.xml",
     ]:
         assert not own.match(name), name
+
+
+@given(st.binary(max_size=40), st.lists(st.binary(max_size=40), max_size=8))
+def test_hashes_of_locs_kept_below_a_prefix_are_the_hashes_of_the_whole_locs(prefix: bytes, rests: list[bytes]) -> None:
+    """sitemapkit build keeps each loc without the base folder every loc starts
+    with; the shard boundaries must hash the same as for the whole loc."""
+    from sitemapkit.protocol.encoder import loc_hash, loc_hashes_below
+
+    assert loc_hashes_below(prefix, rests) == [loc_hash(prefix + rest) for rest in rests]
