@@ -503,7 +503,8 @@ def _build_together(
     verdicts: list[tuple[int, HeadVerdict]],
     date_advice: str | None,
 ) -> Report:
-    """build_pages for the pages walked (``walked``, each chunk's names deflated), in build_site's order (by loc, then walk order), with the verdicts
+    """build_pages for the pages walked (``walked``, each chunk's names
+    deflated), in build_site's order (by loc, then walk order), with the verdicts
     the workers read (by walk position): as ``build_site(find_pages(...))``
     writes them, without a second walk or a second read of a head."""
     base = file_prefix(site_dir)
