@@ -403,6 +403,10 @@ _PLAIN_ABSOLUTE = deferred(_ORIGIN_PART + r"(?:/[A-Za-z0-9\-._~!$&'()*+,=:@%/]*)
 _PLAIN_ROOTED = deferred(r"(?:/" + _SEGMENT + r")+/?\Z")
 _PLAIN_RELATIVE = deferred(r"(?![^/]*:)" + _SEGMENT + r"(?:/" + _SEGMENT + r")*/?\Z")
 _PLAIN_BASE = deferred(r"(" + _ORIGIN_PART + r")(?:/" + _SEGMENT + r")*/?\Z")
+# A relative reference that first climbs out of the base's folder ("../img/a.png",
+# as MkDocs and Sphinx write every image of a page below the root): each "../"
+# drops one folder of the base's, never above the root (RFC 3986, 5.2.4).
+_PLAIN_CLIMBING = deferred(r"((?:\.\./)+)(" + _SEGMENT + r"(?:/" + _SEGMENT + r")*/?)\Z")
 
 
 def resolve_web_reference(base: str, reference: str) -> str | None:
@@ -418,9 +422,15 @@ def resolve_web_reference(base: str, reference: str) -> str | None:
         # Most references in a page: its own images and links, by path.
         if _PLAIN_ROOTED.match(reference):
             return plain_base.group(1) + reference
+        origin = plain_base.group(1)
         if _PLAIN_RELATIVE.match(reference):
-            folder = base[: base.rfind("/") + 1] if len(base) > len(plain_base.group(1)) else base + "/"
+            folder = base[: base.rfind("/") + 1] if len(base) > len(origin) else base + "/"
             return folder + reference
+        climbing = _PLAIN_CLIMBING.match(reference)
+        if climbing is not None:
+            folders = base[len(origin) : base.rfind("/")].split("/")[1:] if len(base) > len(origin) else []
+            kept = folders[: max(len(folders) - len(climbing.group(1)) // 3, 0)]
+            return origin + "/" + "".join(folder + "/" for folder in kept) + climbing.group(2)
     try:
         target = urljoin(base, reference)
         if urlsplit(target).scheme.lower() in WEB_SCHEMES:

@@ -595,6 +595,10 @@ _BODY_PIECES = [
     "<p title='a>b'>",
     'x="y>" ',
     "<img alt='>' src=q{n}.png>",
+    # A "<" before a tag's ">", and content words outside the attributes that mark it.
+    '<div title="a<b" class="body">',
+    "<section data-main=1>",
+    "<div class=md-content__inner>",
 ]
 
 

@@ -302,12 +302,33 @@ def test_the_file_a_url_names_stays_below_the_base_folder(url: str, below: str |
     assert Scope("https://example.org/docs/").file_below(url) == below
 
 
-_REFERENCE_PIECES = ["a", "B", "/", ".", "..", ":", "%", "%2e", "?", "#", ";", "//", "x.png", "@", "-", "~", " ", "\\"]
+_REFERENCE_PIECES = [
+    "a",
+    "B",
+    "/",
+    ".",
+    "..",
+    "../",
+    ":",
+    "%",
+    "%2e",
+    "?",
+    "#",
+    ";",
+    "//",
+    "x.png",
+    "@",
+    "-",
+    "~",
+    " ",
+    "\\",
+]
 _REFERENCE_PIECES += ["http://h.org", "https://h.org/", "HTTPS://h.org/", "mailto:", "https://[::1]/", "é"]
 _BASES = [
     "https://example.org/",
     "https://example.org",
     "https://example.org/a/b/",
+    "https://example.org/a/b/c/index.html",
     "https://example.org/a/b.html",
     "https://example.org/a//b/",
     "https://example.org/a/./b/",
