@@ -91,11 +91,13 @@ PAGE_READ_LIMIT = 16 * 1024 * 1024
 #: (1,000), reading on could only find images that are left out.
 IMAGE_READ_LIMIT = 1_001
 # The start of a tag BodyImages takes an image from (<img>, SVG's <image>,
-# <source>): the tokenizer names a tag by the bytes right after its "<", in any
-# case. A body whose bytes hold none of these (most pages of most sites) can show
-# no image, so it is not tokenized at all: this says only where there is nothing
-# to read, never what an image is (BodyImages does, in the page's one pass).
-_IMAGE_TAG_START = deferred(rb"<(?i:im(?:g|age)|source)")
+# <source>), in lower case: the tokenizer names a tag by the bytes right after
+# its "<", in any case, so these are looked for in the lowered body, which the
+# body reading needs anyway. A body whose bytes hold none of them (most pages of
+# most sites) can show no image, so it is not tokenized at all: this says only
+# where there is nothing to read, never what an image is (BodyImages does, in
+# the page's one pass).
+IMAGE_TAG_STARTS = (b"<img", b"<image", b"<source")
 
 #: Where a page's head states when it last changed, in the order crawlers trust
 #: them: the Open Graph article's modified time, og:updated_time, then JSON-LD's
@@ -241,8 +243,11 @@ def inspect_built_page(
     body = None
     if images:
         start = reader.end or 0
-        # Nothing to read (see _IMAGE_TAG_START): read from the end, the same empty result.
-        body = BodyImages(data, start if _IMAGE_TAG_START.search(data, start) else len(data), IMAGE_READ_LIMIT)
+        body_lowered = data.lower()
+        if any(body_lowered.find(tag, start) >= 0 for tag in IMAGE_TAG_STARTS):
+            body = BodyImages(data, start, IMAGE_READ_LIMIT, lowered=body_lowered)
+        else:
+            body = BodyImages(data, len(data), IMAGE_READ_LIMIT)  # nothing to read: the same empty result
     if not hits and not (body and (body.content or body.elsewhere)):
         return _NO_FACTS
     plain = not hits

@@ -594,23 +594,27 @@ class BodyImages:
     Between quoted attribute values holding a ">" (where the tokenizer reads
     each tag), the body is read quickly (see _quick_run_end); ``quick=False``
     reads it all with the tokenizer, the same images more slowly (for the tests).
+    ``lowered``: ``data`` in lower case from ``start`` on, when the caller has it.
     """
 
-    def __init__(self, data: bytes, start: int, limit: int, quick: bool = True) -> None:
+    def __init__(self, data: bytes, start: int, limit: int, quick: bool = True, lowered: bytes | None = None) -> None:
         self.content: list[bytes] = []
         self.elsewhere: list[bytes] = []
         #: Whether the page has a content element at all.
         self.has_content = False
         #: Tags read one at a time (the rest are read in runs): a measure of the work.
         self.steps = 0
-        self._read(data, start, limit, quick)
+        self._read(data, start, limit, quick, lowered)
 
-    def _read(self, data: bytes, position: int, limit: int, quick: bool) -> None:
+    def _read(self, data: bytes, position: int, limit: int, quick: bool, lowered: bytes | None) -> None:
         size = len(data)
+        if position >= size:
+            return
         # Up to the next quoted value holding a ">", tags end at their first ">";
         # past it (its tag read by the tokenizer), the next is looked for.
         simple_until, quoted_end = (position, position) if quick else (0, size)
-        lowered = data.lower() if quick else b""
+        if lowered is None:
+            lowered = data.lower() if quick else b""
         # The content elements open around the position: each one's name and how
         # many of its kind are open in it, innermost last. Content elements nest
         # (Material's <main> holds the navigation, with the logo, and .md-content
