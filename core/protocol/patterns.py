@@ -55,3 +55,19 @@ def compile_all() -> int:
     for pattern in _MADE:
         pattern.groups  # noqa: B018 (an attribute only the compiled pattern has)
     return len(_MADE)
+
+
+def any_byte_but(excluded: bytes) -> bytes:
+    """A bytes pattern's class of every byte not in ``excluded``, written as the
+    ranges between them, for a class that runs over long stretches (attribute
+    values, a body's text). ``re`` compiles a negated class of two or three bytes
+    (``[^">]``) to a comparison with each of them for every byte, but a class of
+    three ranges or more to one bitmap lookup: about twice as fast."""
+    ranges, low = [], 0
+    for byte in sorted(set(excluded)):
+        if byte > low:
+            ranges.append(re.escape(bytes([low])) + (b"-" + re.escape(bytes([byte - 1])) if byte - 1 > low else b""))
+        low = byte + 1
+    if low <= 0xFF:
+        ranges.append(re.escape(bytes([low])) + (b"-" + re.escape(b"\xff") if low < 0xFF else b""))
+    return b"[" + b"".join(ranges) + b"]"

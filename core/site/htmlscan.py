@@ -33,7 +33,7 @@ import re
 import sys
 from collections.abc import Callable
 
-from ..protocol.patterns import deferred
+from ..protocol.patterns import any_byte_but, deferred
 
 _WHITESPACE = rb"\t\n\f\r "
 # What ends a tag name (HTML standard, "tag name state"): whitespace, "/" or ">".
@@ -138,7 +138,11 @@ _SIMPLE_RUN, _SIMPLE_TOKEN = _grammar(lambda: rb"[^>]*")
 # quoted when its quote follows "="). Searched for in text and raw text too, where
 # it does no harm but costs the simple reading.
 _QUOTED_GREATER_THAN = deferred(
-    rb"=[\t\n\f\r ]*(?:\"" + _atomic(rb"[^\">]*") + rb"|'" + _atomic(rb"[^'>]*") + rb")(?:>|\Z)"
+    rb"=[\t\n\f\r ]*(?:\""
+    + _atomic(any_byte_but(b'">') + b"*")
+    + rb"|'"
+    + _atomic(any_byte_but(b"'>") + b"*")
+    + rb")(?:>|\Z)"
 )
 # A <meta> or <link> tag in a head's <noscript> text ("in head noscript", scripting off).
 _NOSCRIPT_HEAD_TAG = deferred(rb"<" + _ci("meta|link") + _NAME_END + _attributes() + rb">", re.DOTALL)
@@ -496,7 +500,9 @@ def _body_stop(innermost: bytes | None) -> re.Pattern[bytes]:
         + others
         + rb")"
         + _NAME_END
-        + rb"(?=[^<>]*(?:"
+        + rb"(?="
+        + any_byte_but(b"<>")
+        + rb"*(?:"
         + words
         + rb"|<))"
         + rb")"

@@ -20,7 +20,7 @@ import pytest
 import sitemapkit
 from sitemapkit.protocol import patterns
 from sitemapkit.protocol.errors import SitemapkitError
-from sitemapkit.protocol.patterns import compile_all, deferred
+from sitemapkit.protocol.patterns import any_byte_but, compile_all, deferred
 
 
 def _core_modules() -> list[str]:
@@ -99,3 +99,13 @@ def test_importing_the_core_compiles_no_pattern(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", _COUNT_COMPILES], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "", f"compiled while importing:\n{run.stdout}"
+
+
+@pytest.mark.parametrize("excluded", [b'">', b"'>", b"<>", b"\x00", b"\xff", b"\x00\xff", b"-]\\^", b"", b"aA"])
+def test_any_byte_but_matches_every_byte_but_those_excluded(excluded: bytes) -> None:
+    # The ranges stand in for "[^...]": any byte left out or let in would change
+    # what the tokenizer's patterns read.
+    any_other = re.compile(any_byte_but(excluded))
+    assert [byte for byte in range(256) if not any_other.fullmatch(bytes([byte]))] == sorted(set(excluded))
+    # Written as ranges, so that re compiles one bitmap lookup (not a comparison with each byte).
+    assert b"^" not in any_byte_but(excluded)[:2]
