@@ -71,3 +71,25 @@ def any_byte_but(excluded: bytes) -> bytes:
     if low <= 0xFF:
         ranges.append(re.escape(bytes([low])) + (b"-" + re.escape(b"\xff") if low < 0xFF else b""))
     return b"[" + b"".join(ranges) + b"]"
+
+
+def word_trie(alternatives: dict[bytes, bytes]) -> bytes:
+    """A bytes pattern matching any ``word`` followed by its ``tail`` (a pattern)
+    of ``alternatives``, written as a trie of the words: ``re`` tries the branches
+    of an alternation one after another at each position, a trie only those that
+    share the bytes read so far. The words' order is lost, so no two may match
+    at the same position (as when each tail says where a word ends)."""
+    by_first: dict[bytes, dict[bytes, bytes]] = {}
+    branches = []
+    for word, tail in sorted(alternatives.items()):
+        if word:
+            by_first.setdefault(word[:1], {})[word[1:]] = tail
+        else:
+            branches.append(tail)
+    for first, rests in by_first.items():
+        if len(rests) == 1:
+            ((rest, tail),) = rests.items()
+            branches.append(re.escape(first + rest) + tail)
+        else:
+            branches.append(re.escape(first) + word_trie(rests))
+    return b"(?:" + b"|".join(branches) + b")"

@@ -33,7 +33,7 @@ import re
 import sys
 from collections.abc import Callable
 
-from ..protocol.patterns import any_byte_but, deferred
+from ..protocol.patterns import any_byte_but, deferred, word_trie
 
 _WHITESPACE = rb"\t\n\f\r "
 # What ends a tag name (HTML standard, "tag name state"): whitespace, "/" or ">".
@@ -475,40 +475,33 @@ _BODY_RUN = deferred(
 def _body_stop(innermost: bytes | None) -> re.Pattern[bytes]:
     """The stops while ``innermost`` is the innermost content element open.
 
-    Its own kind's start and end tags always stop (``inner``: they nest in it or
-    close it). Another <div> or <section> start tag stops (``maybe``) only where
-    its bytes up to the first ">" may hold a content word, or where a "<" comes
-    before that ">" (Python then reads the tag as before). So a tag passed over
-    holds no "<", and no stop is found inside it; and the lookahead ends at the
-    next "<", so each byte is looked at by one lookahead at most (linear). A tag
-    left open to ``until`` is found open by _quick_run_end either way. Their end
-    tags never stop."""
+    Its own kind's start and end tags always stop (groups ``inner`` and
+    ``inner_end``: they nest in it or close it). Another <div> or <section>
+    start tag stops (``maybe_div``, ``maybe_section``) only where its bytes up
+    to the first ">" may hold a content word, or where a "<" comes before that
+    ">" (Python then reads the tag as before). So a tag passed over holds no
+    "<", and no stop is found inside it; and the lookahead ends at the next "<",
+    so each byte is looked at by one lookahead at most (linear). A tag left open
+    to ``until`` is found open by _quick_run_end either way. Their end tags
+    never stop. The names are a trie (word_trie): a "<" that opens none of them,
+    most of a page's, costs a test or two."""
     own = innermost if innermost in (b"div", b"section") else None
-    others = b"|".join(name for name in _MAYBE_CONTENT_TAGS.split(b"|") if name != own)
     words = b"|".join(re.escape(word) for word in _CONTENT_WORDS)
-    return deferred(
-        rb"<(?:!--|(?:"
-        + _ALWAYS_STOP_TAGS
-        + rb")"
-        + _NAME_END
-        + rb"|/(?:"
-        + _ALWAYS_STOP_END_TAGS
-        + rb")"
-        + _NAME_END
-        + (rb"|(?P<inner>/?" + own + rb")" + _NAME_END if own else b"")
-        + rb"|(?P<maybe>"
-        + others
-        + rb")"
-        + _NAME_END
-        + rb"(?="
-        + any_byte_but(b"<>")
-        + rb"*(?:"
-        + words
-        + rb"|<))"
-        + rb")"
-    )
+    may_mark = _NAME_END + rb"(?=" + any_byte_but(b"<>") + rb"*(?:" + words + rb"|<))"
+    stops = {b"!--": b""}
+    stops.update({name: _NAME_END for name in _ALWAYS_STOP_TAGS.split(b"|")})
+    stops.update({b"/" + name: _NAME_END for name in _ALWAYS_STOP_END_TAGS.split(b"|")})
+    for name in _MAYBE_CONTENT_TAGS.split(b"|"):
+        if name == own:
+            stops[name] = rb"(?P<inner>)" + _NAME_END
+            stops[b"/" + name] = rb"(?P<inner_end>)" + _NAME_END
+        else:
+            stops[name] = rb"(?P<maybe_" + name + rb">)" + may_mark
+    return deferred(rb"<" + word_trie(stops))
 
 
+# The groups of a <div> or <section> start tag that stops only if it marks a content element.
+_MAYBE_GROUPS = frozenset("maybe_" + name for name in _MAYBE_CONTENT_TAGS.decode().split("|"))
 _BODY_STOPS = {innermost: _body_stop(innermost) for innermost in (None, b"div", b"section")}
 # What opens a tag, a bogus comment or a comment: the rest of "<" is text.
 _OPENS = deferred(rb"<[A-Za-z!?/]")
@@ -730,8 +723,8 @@ def _quick_run_end(data: bytes, lowered: bytes, position: int, until: int, inner
             continue
         if stop is None:
             return end
-        if stop.lastindex is not None:
-            if stop.group("maybe") is None:
+        if stop.lastgroup is not None:
+            if stop.lastgroup not in _MAYBE_GROUPS:
                 return end  # it nests in or closes the innermost content element
             # Another <div> or <section>: only a start tag that marks a content element counts.
             close = lowered.find(b">", end, until)

@@ -16,11 +16,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sitemapkit
 from sitemapkit.protocol import patterns
 from sitemapkit.protocol.errors import SitemapkitError
-from sitemapkit.protocol.patterns import any_byte_but, compile_all, deferred
+from sitemapkit.protocol.patterns import any_byte_but, compile_all, deferred, word_trie
 
 
 def _core_modules() -> list[str]:
@@ -109,3 +111,19 @@ def test_any_byte_but_matches_every_byte_but_those_excluded(excluded: bytes) -> 
     assert [byte for byte in range(256) if not any_other.fullmatch(bytes([byte]))] == sorted(set(excluded))
     # Written as ranges, so that re compiles one bitmap lookup (not a comparison with each byte).
     assert b"^" not in any_byte_but(excluded)[:2]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sets(st.binary(min_size=0, max_size=4).map(lambda word: bytes(b"ab-"[byte % 3] for byte in word)), min_size=1),
+    st.binary(max_size=40).map(lambda text: bytes(b"ab- "[byte % 4] for byte in text)),
+)
+def test_a_word_trie_matches_where_the_alternation_of_its_words_does(words: set[bytes], text: bytes) -> None:
+    # Each word's tail says where it ends (not before another a, b or -), so at
+    # most one word matches at a position and the order of the words is free.
+    tail = rb"(?![ab\-])"
+    flat = re.compile(b"|".join(re.escape(word) + tail for word in sorted(words, key=len, reverse=True)))
+    trie = re.compile(word_trie(dict.fromkeys(words, tail)))
+    for position in range(len(text) + 1):
+        flat_match, trie_match = flat.match(text, position), trie.match(text, position)
+        assert (flat_match and flat_match.span()) == (trie_match and trie_match.span())
