@@ -53,7 +53,7 @@ from pathlib import Path
 from ..protocol.dates import parse_lastmod
 from ..protocol.patterns import deferred
 from ..protocol.urls import SCHEME, encode_path, resolve_web_reference, same_file_key
-from .htmlscan import BodyImages, HeadReader
+from .htmlscan import IMAGE_ELEMENTS, BodyImages, HeadReader
 
 #: Bytes read from the start of each page at most. A head is a few KiB; a page
 #: whose head runs past this (inline scripts and styles) is checked on what fits.
@@ -97,7 +97,7 @@ IMAGE_READ_LIMIT = 1_001
 # most sites) can show no image, so it is not tokenized at all: this says only
 # where there is nothing to read, never what an image is (BodyImages does, in
 # the page's one pass).
-IMAGE_TAG_STARTS = (b"<img", b"<image", b"<source")
+IMAGE_TAG_STARTS = tuple(b"<" + name for name in IMAGE_ELEMENTS)
 
 #: Where a page's head states when it last changed, in the order crawlers trust
 #: them: the Open Graph article's modified time, og:updated_time, then JSON-LD's

@@ -439,7 +439,11 @@ _CONTENT_WORDS = tuple(sorted(word.encode() for word in {*CONTENT_CLASSES, *CONT
 # their tags unless one may mark a content element or the innermost one open is
 # of their kind (see _quick_run_end).
 _MAYBE_CONTENT_TAGS = b"div|section"
-_ALWAYS_STOP_TAGS = ("img|image|source|main|article|template|plaintext|" + "|".join(sorted(RAW_TEXT_ELEMENTS))).encode()
+#: The elements an image is taken from: <img>, SVG's <image>, <source> (in a <picture>).
+IMAGE_ELEMENTS = (b"img", b"image", b"source")
+_ALWAYS_STOP_TAGS = b"|".join(
+    (*IMAGE_ELEMENTS, b"main", b"article", b"template", b"plaintext", *sorted(n.encode() for n in RAW_TEXT_ELEMENTS))
+)
 _ALWAYS_STOP_END_TAGS = b"main|article|template"
 _BODY_TAGS = _ALWAYS_STOP_TAGS + b"|" + _MAYBE_CONTENT_TAGS
 _BODY_END_TAGS = _ALWAYS_STOP_END_TAGS + b"|" + _MAYBE_CONTENT_TAGS
@@ -496,12 +500,16 @@ def _body_stop(innermost: bytes | None) -> re.Pattern[bytes]:
             stops[name] = rb"(?P<inner>)" + _NAME_END
             stops[b"/" + name] = rb"(?P<inner_end>)" + _NAME_END
         else:
-            stops[name] = rb"(?P<maybe_" + name + rb">)" + may_mark
+            stops[name] = rb"(?P<" + _maybe_group(name).encode() + rb">)" + may_mark
     return deferred(rb"<" + word_trie(stops))
 
 
-# The groups of a <div> or <section> start tag that stops only if it marks a content element.
-_MAYBE_GROUPS = frozenset("maybe_" + name for name in _MAYBE_CONTENT_TAGS.decode().split("|"))
+def _maybe_group(name: bytes) -> str:
+    """The group of a <div> or <section> start tag that stops only if it marks a content element."""
+    return "maybe_" + name.decode()
+
+
+_MAYBE_GROUPS = frozenset(map(_maybe_group, _MAYBE_CONTENT_TAGS.split(b"|")))
 _BODY_STOPS = {innermost: _body_stop(innermost) for innermost in (None, b"div", b"section")}
 # What opens a tag, a bogus comment or a comment: the rest of "<" is text.
 _OPENS = deferred(rb"<[A-Za-z!?/]")
@@ -672,7 +680,7 @@ class BodyImages:
                     continue
                 if templates:
                     continue
-                if name in (b"img", b"image", b"source"):
+                if name in IMAGE_ELEMENTS:
                     if open_elements:
                         if len(content) >= limit:
                             return  # enough content images: the rest cannot be listed
