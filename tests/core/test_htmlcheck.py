@@ -566,6 +566,43 @@ _HEAD_FRAGMENTS = [
 ]
 
 
+def _read_whole_then_in_pieces(page: bytes, cuts: list[int]) -> tuple:
+    """What a reader makes of ``page`` read at once, and read as the page file
+    comes in: each piece longer, until it says the head has ended."""
+    at_once = HeadReader()
+    at_once.read(page, final=True)
+    in_pieces = HeadReader()
+    for cut in sorted(cuts):
+        if in_pieces.read(page[:cut], final=False):
+            break
+    else:
+        in_pieces.read(page, final=True)
+    return [(r.end, r.tags(), r.scripts()) for r in (at_once, in_pieces)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_HEAD_FRAGMENTS + [f for f, _ in HEAD_END_CASES]), max_size=12),
+    st.lists(st.integers(min_value=0, max_value=1_000), max_size=4),
+)
+def test_a_head_read_in_pieces_is_the_head_read_at_once(fragments, cuts):
+    # The reader stops where the data may end inside a token and goes on when
+    # more has come (what it read of the simple grammar stays read): the head,
+    # its tags and its scripts are those of the page read whole.
+    page = ("<!doctype html><html><head>" + "".join(fragments) + "</head><body><p>x</p>").encode("utf-8")
+    at_once, in_pieces = _read_whole_then_in_pieces(page, cuts)
+    assert in_pieces == at_once
+
+
+def test_a_long_head_read_in_pieces_reads_its_simple_start_once():
+    head = b"<html><head>" + b'<meta name="x" content="y">\n' * 200 + b"</head><body>"
+    reader = HeadReader()
+    assert not reader.read(head[:4_096], final=False)
+    assert reader.read(head, final=True)
+    assert reader.steps == 0  # every token of the head read in the simple runs
+    assert _read_whole_then_in_pieces(head, [4_096])[1] == _read_whole_then_in_pieces(head, [])[0]
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(_HEAD_FRAGMENTS), max_size=12))
 def test_the_head_holds_what_html5lib_puts_in_it(fragments):
