@@ -318,6 +318,10 @@ def _sitemap_page(file: File, shown: dict[str, tuple[str, ...]] | None = None) -
         # `sitemap: false` pages are handed over unlisted: reported, and their
         # dates still count for the listings that show them.
         listed=sitemapkit.front_matter_listed(meta),
+        # The Markdown's HTML after every plugin's on_page_content (None for a page
+        # --dirty did not render): the page's images are read from it, not from
+        # the themed page.
+        content_html=page.content,
     )
 
 

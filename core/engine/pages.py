@@ -103,7 +103,11 @@ def build_pages(
         read = _read_ahead(pages, options, output_dir, outputs)
     verdicts, files_without_page = read if read is not None else (None, None)
     for index, page in enumerate(pages):
-        verdict = verdicts.get(index, NOTHING_SAID) if verdicts is not None else None
+        verdict = (
+            verdicts.get(index, NOTHING_SAID)
+            if verdicts is not None and not _read_in_this_process(page, options)
+            else None
+        )
         loc, listed, _ = select_page(page, scope, options, rules, report, heads, output_dir, broken_canonicals, verdict)
         if loc is None:
             continue
@@ -242,6 +246,14 @@ def _files_without_page(output_dir: Path, outputs: set[str]) -> list[tuple[str, 
     ]
 
 
+def _read_in_this_process(page: Page, options: Options) -> bool:
+    """Whether build_pages' loop reads the page itself, never a worker: a page
+    whose images its content gives (:attr:`Page.content_html`). The content stays
+    in this process (a worker reading it would copy it), and its head alone is a
+    small part of the work."""
+    return options.images and page.content_html is not None
+
+
 def _read_ahead(pages: list[Page], options: Options, output_dir: Path, outputs: set[str]) -> ReadAhead | None:
     """What build_pages' loop needs from the disk, read by worker processes
     before the loop starts: what the heads of the pages (by index) say that is
@@ -271,7 +283,10 @@ def _read_ahead(pages: list[Page], options: Options, output_dir: Path, outputs: 
                         (index, page.loc, os.fspath(page.output))
                         for index, page in enumerate(pages[start : start + chunk_pages], start)
                         # The pages whose heads the loop would read.
-                        if page.output is not None and page.exclude_reason is None and page.listed
+                        if page.output is not None
+                        and page.exclude_reason is None
+                        and page.listed
+                        and not _read_in_this_process(page, options)
                     ]
                 ),
             ),

@@ -31,12 +31,20 @@ HeadVerdict = tuple[str | tuple[str, str] | None, HeadFacts | None, str | None]
 NOTHING_SAID: HeadVerdict = (None, None, None)
 
 
-def head_verdict(output: Path | str, loc: str, scope: Scope, options: Options, output_dir: Path | None) -> HeadVerdict:
+def head_verdict(
+    output: Path | str,
+    loc: str,
+    scope: Scope,
+    options: Options,
+    output_dir: Path | None,
+    content: str | None = None,
+) -> HeadVerdict:
     """What the head of ``output``, the built page at ``loc``, says for the
     sitemap: why it must stay out (a reason, or a reason and where the page
     points) or None; its dates and alternates (None when it declares neither);
     and ``"loc -> target"`` when its canonical link names a page ``output_dir``
-    does not have (it stays listed). Reads only that one file, so pages can be
+    does not have (it stays listed). Reads only that one file (and ``content``,
+    the page's :attr:`~Page.content_html`, for its images), so pages can be
     checked in any process, in any order."""
     try:
         facts = inspect_built_page(
@@ -49,6 +57,7 @@ def head_verdict(output: Path | str, loc: str, scope: Scope, options: Options, o
             alternates=True,
             images=options.images,
             same_page=lambda target: _other_builder_form(output, loc, target),
+            content=content,
         )
     except FileNotFoundError:
         return NOTHING_SAID  # not written (yet): nothing in it can ask to be left out
@@ -172,7 +181,7 @@ def _exclusion(
         return None, None
     read = None
     if verdict is None:
-        read = verdict = head_verdict(page.output, loc, scope, options, output_dir)
+        read = verdict = head_verdict(page.output, loc, scope, options, output_dir, page.content_html)
     reason, facts, broken_text = verdict
     if facts is not None:
         heads[loc] = facts

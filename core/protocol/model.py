@@ -475,6 +475,12 @@ class Page:
     #: Why the adapter leaves out a page its tool writes (``error page``, ``search
     #: page``): reported under this reason, never listed.
     exclude_reason: str | None = None
+    #: The page's own content as its tool rendered it, before the theme put its
+    #: chrome around it (MkDocs' ``page.content``). When given, the images the
+    #: page shows are read from it (with its head's og:image and twitter:image),
+    #: and ``output`` only to the end of its head: a few kilobytes instead of the
+    #: whole themed page, and no chrome to tell apart.
+    content_html: str | None = None
 
     @classmethod
     def from_path(cls, path: str, **fields: Any) -> Page:

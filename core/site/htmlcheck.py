@@ -222,11 +222,14 @@ def inspect_built_page(
     alternates: bool = False,
     images: bool = False,
     same_page: Callable[[str], bool] | None = None,
+    content: str | None = None,
 ) -> HeadFacts:
     """:func:`check_built_page`, and with ``dates`` and ``alternates`` also the
     page's own last-change dates and hreflang alternates, and with ``images`` the
     images it shows, from the same one read of the page (the whole page when its
-    images are wanted, else its head)."""
+    images are wanted, else its head). ``content``: the page's own content as its
+    tool rendered it (:attr:`Page.content_html`); its images are then read from
+    it, every one the page's, and the page only to the end of its head."""
     if not (noindex or canonical or redirects or dates or alternates or images):
         return _NO_FACTS
     markers = (
@@ -235,19 +238,21 @@ def inspect_built_page(
         + (_HREFLANG_MARKERS if alternates else ())
         + (_IMAGE_MARKERS if images else ())
     )
-    data, reader = _read_head(path, whole=images)
+    data, reader = _read_head(path, whole=images and content is None)
     head = data[: reader.end]
     lowered = head.lower()
     # Each search runs through the head (a marker is rare), so each is made once.
     hits = [marker for marker in markers if marker in lowered]
     body = None
     if images:
-        start = reader.end or 0
-        body_lowered = data.lower()
-        if any(body_lowered.find(tag, start) >= 0 for tag in IMAGE_TAG_STARTS):
-            body = BodyImages(data, start, IMAGE_READ_LIMIT, lowered=body_lowered)
+        # The body read on from the head's end, or the page's own content from its start.
+        markup, start = (data, reader.end or 0) if content is None else (content.encode("utf-8", "surrogatepass"), 0)
+        markup_lowered = markup.lower()
+        if any(markup_lowered.find(tag, start) >= 0 for tag in IMAGE_TAG_STARTS):
+            body = BodyImages(markup, start, IMAGE_READ_LIMIT, lowered=markup_lowered)
         else:
-            body = BodyImages(data, len(data), IMAGE_READ_LIMIT)  # nothing to read: the same empty result
+            body = BodyImages(markup, len(markup), IMAGE_READ_LIMIT)  # nothing to read: the same empty result
+    in_content = content is not None
     if not hits and not (body and (body.content or body.elsewhere)):
         return _NO_FACTS
     plain = not hits
@@ -268,7 +273,7 @@ def inspect_built_page(
             found.close()
             if found.base_href is not None:
                 base = _resolve(url, found.base_href) or url
-        shown, uncertain, outside = _body_images(body, base, [], head)
+        shown, uncertain, outside = _body_images(body, base, [], head, in_content)
         return HeadFacts(images=shown, uncertain_images=uncertain, outside_images=outside)
 
     found = _HeadParser()
@@ -326,17 +331,20 @@ def inspect_built_page(
         reason = "redirect"
     if reason is None and canonical_target is not None:
         reason = "canonical"
-    shown, uncertain, outside = _body_images(body, base, found.images, head) if body is not None else ((), (), ())
+    shown, uncertain, outside = (
+        _body_images(body, base, found.images, head, in_content) if body is not None else ((), (), ())
+    )
     return HeadFacts(reason, canonical_target, modified, declared, redirect_target, shown, uncertain, outside)
 
 
 def _body_images(
-    body: BodyImages, base: str, meta: list[str], head: bytes
+    body: BodyImages, base: str, meta: list[str], head: bytes, in_content: bool = False
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The page's images resolved against ``base`` (the head's, ``meta``, then
     the content element's, or the whole body's when it has none), those of them
     it does not place in a content element, and those outside it (see
-    :class:`HeadFacts`)."""
+    :class:`HeadFacts`). ``in_content``: ``body`` read the page's own content,
+    where every image is the page's."""
 
     def resolved(references) -> tuple[str, ...]:
         out = []
@@ -351,6 +359,10 @@ def _body_images(
     # One without (a plain page) may show content anywhere: the build tells its
     # chrome by how many pages show an image.
     head_images = resolved(meta)
+    if in_content:
+        # Content elements inside the content (raw HTML in Markdown) hold its
+        # images as much as the rest of it does.
+        return head_images + resolved(body.content + body.elsewhere), head_images, ()
     if body.has_content:
         return head_images + resolved(body.content), head_images, resolved(body.elsewhere)
     everywhere = head_images + resolved(body.elsewhere)

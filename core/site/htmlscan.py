@@ -156,7 +156,8 @@ _QUOTED_GREATER_THAN = deferred(
 _NOSCRIPT_HEAD_TAG = deferred(rb"<" + _ci("meta|link") + _NAME_END + _attributes() + rb">", re.DOTALL)
 # "</head>", whitespace, then the body's start tag: how most heads end.
 _BODY_AFTER_HEAD = deferred(rb"(?:</(?i:head)>)?[\t\n\f\r ]*<(?i:body)(?=[\t\n\f\r />])")
-# Where a plain head ends, searched for in the bytes; the reader then checks it.
+# What looks like a head's end in the bytes: where the data holds none past what
+# the simple run read, more of the page decides where the head ends.
 _HEAD_END_IN_BYTES = deferred(rb"</(?i:head)[\t\n\f\r />]|<(?i:body)[\t\n\f\r />]")
 
 # Any one token, each kind its own group. A construct left open (a tag, a

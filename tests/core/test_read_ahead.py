@@ -228,3 +228,42 @@ def test_a_worker_killed_leaves_the_reading_to_the_build(tmp_path: Path, monkeyp
     with read_ahead_in_workers(monkeypatch):
         report = build_site(pages, opts, site)
     assert written(site) == expected and report.urls > 100
+
+
+def test_a_pages_content_gives_its_images_in_one_process_and_with_workers(tmp_path: Path, monkeypatch) -> None:
+    # An adapter that hands each page's own content (MkDocs' page.content): its
+    # images are read from the content, not from the themed page's body, the head
+    # still checked and its og:image still listed, whoever reads the heads.
+    site = tmp_path / "site"
+    pages = []
+    for number in range(12):
+        name = f"p{number}"
+        head = f'<link rel="canonical" href="{BASE}{name}/"><meta property="og:image" content="/social/{name}.png">'
+        if number == 3:
+            head = '<meta name="robots" content="noindex">'
+        output = site / name / "index.html"
+        output.parent.mkdir(parents=True)
+        output.write_text(
+            f"<!doctype html><html><head>{head}</head><body><main><img src='/theme/banner.png'>"
+            f"<img src='body-{number}.png'></main></body></html>"
+        )
+        content = None if number == 5 else f'<p>Text</p><figure><img src="content-{number}.png"></figure>'
+        if number == 7:
+            content = "<p>No image</p>"
+        pages.append(Page(f"{name}/", output=output, content_html=content))
+    options = Options(base_url=BASE, images=True, lastmod="none")
+
+    def build() -> bytes:
+        build_site(pages, options, site)
+        return (site / "sitemap.xml").read_bytes()
+
+    here = build()
+    with read_ahead_in_workers(monkeypatch):
+        assert build() == here
+    assert_valid(here)
+    assert b"body-1.png" not in here and here.count(b"banner.png") == 1  # p5's, whose body was read
+    assert f"<loc>{BASE}p1/</loc><image:image><image:loc>https://example.org/social/p1.png</image:loc>".encode() in here
+    assert f"<image:loc>{BASE}p1/content-1.png</image:loc>".encode() in here
+    assert f"<image:loc>{BASE}p5/body-5.png</image:loc>".encode() in here  # no content given: the body read
+    assert b"content-7" not in here and b"body-7.png" not in here
+    assert f"{BASE}p3/".encode() not in here  # noindex: the head is read all the same

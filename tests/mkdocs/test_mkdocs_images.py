@@ -1,7 +1,10 @@
 """Image entries from real MkDocs builds with Material (issue 23): Markdown images,
 a figure with its caption, lazy-loaded and srcset images, a CDN image; the theme's
 logo (in its header and navigation, on every page) is chrome, told apart by
-Material's content element alone (three pages: too few for the frequency rule)."""
+Material's content element alone (three pages: too few for the frequency rule);
+a banner a template override puts in that element is not the pages' either: the
+plugin hands each page's own content (page.content), and its images are read
+from that."""
 
 from __future__ import annotations
 
@@ -21,6 +24,10 @@ def test_material_pages_list_their_content_images_and_not_the_logo(tmp_path: Pat
     assert built.returncode == 0, built.stderr
     site = project.site
     assert "assets/logo.png" in (site / "plain" / "index.html").read_text()
+    # The override's banner sits in Material's content element, beside each page's
+    # content: listed on none (the images are read from page.content).
+    assert '<article class="md-content__inner md-typeset">' in (site / "index.html").read_text()
+    assert "assets/banner.png" in (site / "plain" / "index.html").read_text().split("md-content__inner")[1]
     entries = sitemap_entries(site)  # the image schema (strict) and ultimate-sitemap-parser
     images = {loc: entry.get("images", []) for loc, entry in entries.items()}
     assert images == {
