@@ -182,7 +182,8 @@ class Options:
         False,
         "list the images each listed page shows (Google's image extension: <image:image>), "
         "read from the page body, which costs build time (every page is read whole, not only "
-        "its head); the text format has no images",
+        "its head; the MkDocs plugin reads them from each page's own content instead); the text "
+        "format has no images",
     )
     image_hosts: tuple[str, ...] = _option(
         (),
