@@ -287,9 +287,9 @@ class HeadReader:
         # Stretches of the data read as one plain run, outside templates, and the
         # tags and scripts read one token at a time: their start, and the bytes.
         self._runs: list[tuple[int, int, re.Pattern[bytes]]] = []
-        # Up to where the simple grammar reads the data (see _SIMPLE_RUN); None
-        # until the data holds what looks like the end of the head.
-        self._simple_until: int | None = None
+        # Whether the simple grammar has read the data (see _SIMPLE_RUN): once the
+        # data holds what looks like the end of the head.
+        self._simple_done = False
         # Where the simple grammar got to in data that ended before the head did.
         self._simple_reached = 0
         self._tags: list[tuple[int, bytes]] = []
@@ -312,7 +312,7 @@ class HeadReader:
 
     def _read(self, data: bytes, final: bool) -> None:
         size = len(data)
-        if self._simple_until is None:
+        if not self._simple_done:
             # The simple grammar first, as far as it reads (on from where it got
             # to in the data before); it stands where no quoted value in what it
             # read holds a ">", else the full grammar reads it all again.
@@ -322,10 +322,11 @@ class HeadReader:
                 # The tokens read so far stay whole in more data.
                 self._simple_reached = reached.end()
                 raise NeedMore
-            self._simple_until = reached.end()
-            if self._simple_until > self._position and not _QUOTED_GREATER_THAN.search(data, 0, self._simple_until):
-                self._runs.append((self._position, self._simple_until, _SIMPLE_TOKEN))
-                self._position = self._simple_until
+            self._simple_done = True
+            until = reached.end()
+            if until > self._position and not _QUOTED_GREATER_THAN.search(data, 0, until):
+                self._runs.append((self._position, until, _SIMPLE_TOKEN))
+                self._position = until
             body = _BODY_AFTER_HEAD.match(data, self._position)
             if body is not None:
                 # The common end, "</head>" then "<body", read at once.

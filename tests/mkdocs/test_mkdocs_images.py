@@ -28,6 +28,9 @@ def test_material_pages_list_their_content_images_and_not_the_logo(tmp_path: Pat
     # content: listed on none (the images are read from page.content).
     assert '<article class="md-content__inner md-typeset">' in (site / "index.html").read_text()
     assert "assets/banner.png" in (site / "plain" / "index.html").read_text().split("md-content__inner")[1]
+    # A noindex past the first 4 KB of a long head (the override's preloads): left out.
+    hidden = (site / "hidden" / "index.html").read_bytes()
+    assert hidden.index(b'<meta name="robots" content="noindex">') > 4_096
     entries = sitemap_entries(site)  # the image schema (strict) and ultimate-sitemap-parser
     images = {loc: entry.get("images", []) for loc, entry in entries.items()}
     assert images == {
