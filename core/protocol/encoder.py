@@ -14,10 +14,10 @@ import fnmatch
 import itertools
 import operator
 import re
-import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 
+from .deflate import crc32
 from .dates import LastmodWriter, newest_written
 from .errors import LastmodError, UrlError
 from .filenames import index_name, shard_name
@@ -149,14 +149,14 @@ class EncodeResult:
 def loc_hash(loc: bytes) -> int:
     """What shard boundaries hash for an entry (see ShardPlanner.boundaries): the
     crc32 of its loc, encoded, as ASCII."""
-    return zlib.crc32(loc)
+    return crc32(loc)
 
 
 def loc_hashes_below(prefix: bytes, rests: Iterable[bytes]) -> list[int]:
     """:func:`loc_hash` of each loc ``prefix + rest``, for locs kept without the
     prefix they all share: a crc32 goes on from the crc32 of what came before,
     so the prefix is hashed once."""
-    return list(map(zlib.crc32, rests, itertools.repeat(zlib.crc32(prefix))))
+    return list(map(crc32, rests, itertools.repeat(crc32(prefix))))
 
 
 class _PageLastmod(enum.Enum):
@@ -495,7 +495,7 @@ class ShardPlanner:
         if name is None:
             first = body[: body.index(b"\n")] if self.text_format else body[len(URL_OPEN) : body.index(b"</loc>")]
             # Named by its first URL and its content (see filenames.py).
-            crc = zlib.crc32(data)
+            crc = crc32(data)
             name = shard_name(self.options.filename, first, crc, gzip=self.options.gzip)
         kind = "text" if self.text_format else "urlset"
         images = body.count(_IMAGE_MARK) if marks & IMAGES else 0

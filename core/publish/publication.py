@@ -15,16 +15,15 @@ the same input gives the same bytes.
 from __future__ import annotations
 
 import errno
-import importlib
 import itertools
 import os
 import re
 import struct
-import types
 import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..protocol import deflate
 from ..protocol.encoder import FALLBACK_CSS_NAME, STYLESHEET_NAME, EncodeResult, SitemapFile
 from ..protocol.errors import ConfigError, OutputError
 from ..protocol.filenames import content_index_name, index_name, own_file_pattern
@@ -40,19 +39,8 @@ except ImportError:  # not on a POSIX system: runs are not serialised there
     fcntl = None  # type: ignore[assignment]
 
 
-def _fast_deflate() -> types.ModuleType:
-    """The optional `fast` extra: zlib-ng deflates the same level about 1.7 times as
-    fast, within a percent of zlib's size. Its bytes differ from zlib's, so the
-    same input gives the same bytes wherever the same library is installed.
-    Without it, the standard library's zlib (imported by name, so the type is the
-    same either way)."""
-    try:
-        return importlib.import_module("zlib_ng.zlib_ng")
-    except ImportError:
-        return zlib
-
-
-_deflate = _fast_deflate()
+# The gzip members' deflate: zlib-ng's with the `fast` extra (see protocol.deflate).
+_deflate = deflate.library
 
 # One below the level gzip(1) and zlib use by default (6): on sitemaps, whose
 # locs repeat a few long prefixes, zlib's level 5 writes within a third of a
@@ -68,7 +56,7 @@ def gzip_bytes(data: bytes, level: int = GZIP_LEVEL, crc: int | None = None) -> 
     """One deterministic gzip member holding ``data`` (``crc``: its crc32, when known)."""
     compressor = _deflate.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
     body = compressor.compress(data) + compressor.flush()
-    crc = zlib.crc32(data) if crc is None else crc
+    crc = deflate.crc32(data) if crc is None else crc
     return _GZIP_HEADER + body + struct.pack("<II", crc, len(data) & 0xFFFFFFFF)
 
 

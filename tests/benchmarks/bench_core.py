@@ -74,7 +74,7 @@ for name in sorted(os.listdir(source)):
 """.replace("LEVEL", str(FLOOR_LEVEL))
 
 # generate as a program; ``{block}`` is empty, or the line that keeps zlib_ng from
-# being imported (publication._fast_deflate then falls back to zlib). The same
+# being imported (protocol.deflate then falls back to zlib). The same
 # call as `python -m sitemapkit`, without runpy, for both variants alike.
 GENERATE_PROGRAM = "import sys; {block}from sitemapkit.commands.cli import main; sys.exit(main(sys.argv[1:]))"
 # What a variant's generate really deflates with, and at which level.

@@ -419,3 +419,53 @@ def test_a_worker_killed_loses_no_block(tmp_path: Path, monkeypatch, source_kind
         tmp_path / "killed", text, source_kind, block_bytes=4096, monkeypatch=monkeypatch, max_urls=100, gzip=False
     )
     assert got == expected and result.urls == 3000
+
+
+# The same generate, with zlib-ng kept from being imported: the standard library's zlib.
+_WITHOUT_ZLIB_NG = (
+    "import sys; sys.modules['zlib_ng'] = None; from sitemapkit.commands.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+_WITH_ZLIB_NG = "import sys; from sitemapkit.commands.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def test_shards_have_the_same_names_and_entries_with_either_zlib(tmp_path: Path) -> None:
+    """zlib-ng's crc32 (the `fast` extra) names and cuts shards as zlib's does: only
+    the deflate bytes may differ."""
+    pytest.importorskip("zlib_ng")
+    import gzip
+    import subprocess
+    import sys
+
+    urls = tmp_path / "urls.tsv"
+    rng = random.Random(7)
+    urls.write_text(
+        "".join(f"{BASE}page-{n}-{rng.randrange(10**6)}.html\t2024-05-{1 + n % 28:02d}\n" for n in range(30000))
+    )
+    trees = []
+    for program in (_WITH_ZLIB_NG, _WITHOUT_ZLIB_NG):
+        out = tmp_path / f"out{len(trees)}"
+        out.mkdir()
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                program,
+                "generate",
+                "--input",
+                str(urls),
+                "--base-url",
+                BASE,
+                "--out",
+                str(out),
+                "--gzip",
+                "--max-urls",
+                "5000",
+            ],
+            check=True,
+            capture_output=True,
+        )
+        trees.append(
+            {p.name: gzip.decompress(p.read_bytes()) if p.suffix == ".gz" else p.read_bytes() for p in out.iterdir()}
+        )
+    assert len([name for name in trees[0] if name.endswith(".xml.gz")]) > 10
+    assert trees[0] == trees[1]
