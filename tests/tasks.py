@@ -34,8 +34,10 @@ REQUIRED_PYTHON = (3, 11)
 # name -> (pip requirements beyond the project itself, test folders run in it)
 ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     # The lint checks (ruff, mypy) run once, here: tests/lint. Without the `config`
-    # extra's PyYAML, so `--config` is seen to stop with its one line.
-    "core": ([".[test,lint]"], ["tests/core", "tests/lint"]),
+    # extra's PyYAML, so `--config` is seen to stop with its one line. With the
+    # `fast` extra (zlib-ng), so its deflate and crc32 are tested here and the
+    # standard library's zlib in core-oldest.
+    "core": ([".[test,lint,fast]"], ["tests/core", "tests/lint"]),
     # `config`: PyYAML and pathspec, which MkDocs, ProperDocs and Zensical install too.
     "mkdocs": (
         [
