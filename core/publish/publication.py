@@ -39,9 +39,6 @@ except ImportError:  # not on a POSIX system: runs are not serialised there
     fcntl = None  # type: ignore[assignment]
 
 
-# The gzip members' deflate: zlib-ng's with the `fast` extra (see protocol.deflate).
-_deflate = deflate.library
-
 # One below the level gzip(1) and zlib use by default (6): on sitemaps, whose
 # locs repeat a few long prefixes, zlib's level 5 writes within a third of a
 # percent of level 6's bytes in four fifths of the time, and zlib-ng's level 5
@@ -54,7 +51,8 @@ _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 
 def gzip_bytes(data: bytes, level: int = GZIP_LEVEL, crc: int | None = None) -> bytes:
     """One deterministic gzip member holding ``data`` (``crc``: its crc32, when known)."""
-    compressor = _deflate.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+    # zlib-ng's deflate with the `fast` extra (see protocol.deflate).
+    compressor = deflate.library.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
     body = compressor.compress(data) + compressor.flush()
     crc = deflate.crc32(data) if crc is None else crc
     return _GZIP_HEADER + body + struct.pack("<II", crc, len(data) & 0xFFFFFFFF)

@@ -243,18 +243,19 @@ def inspect_built_page(
     whole = images and content is None
     data, reader = _read_head(path, whole=whole)
     head = data[: reader.end]
-    # The whole page is lowered once, for its head and its body alike.
-    data_lowered = data.lower() if whole else None
-    lowered = head.lower() if data_lowered is None else data_lowered[: reader.end]
+    # A page read whole is lowered once, for its head and its body alike.
+    data_lowered = data.lower() if whole else b""
+    lowered = data_lowered[: reader.end] if whole else head.lower()
     # Each search runs through the head (a marker is rare), so each is made once.
     hits = [marker for marker in markers if marker in lowered]
     body = None
     if images:
-        # The body read on from the head's end, or the page's own content from its start.
-        if data_lowered is not None:
+        if content is None:
+            # The body, read on from the head's end.
             markup, start, markup_lowered = data, reader.end or 0, data_lowered
         else:
-            markup, start = (content or "").encode("utf-8", "surrogatepass"), 0
+            # The page's own content, from its start.
+            markup, start = content.encode("utf-8", "surrogatepass"), 0
             markup_lowered = markup.lower()
         if IMAGE_TAG_START.search(markup_lowered, start) is not None:
             body = BodyImages(markup, start, IMAGE_READ_LIMIT, lowered=markup_lowered)

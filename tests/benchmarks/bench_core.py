@@ -79,8 +79,8 @@ for name in sorted(os.listdir(source)):
 GENERATE_PROGRAM = "import sys; {block}from sitemapkit.commands.cli import main; sys.exit(main(sys.argv[1:]))"
 # What a variant's generate really deflates with, and at which level.
 DEFLATE_QUERY = (
-    "import sys; {block}from sitemapkit.publish import publication; "
-    "print(publication._deflate.__name__.rpartition('.')[2], getattr(publication, 'GZIP_LEVEL', '?'))"
+    "import sys; {block}from sitemapkit.protocol import deflate; from sitemapkit.publish import publication; "
+    "print(deflate.library.__name__.rpartition('.')[2], getattr(publication, 'GZIP_LEVEL', '?'))"
 )
 BLOCK_ZLIB_NG = "sys.modules['zlib_ng'] = None; "
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import random
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -432,10 +435,6 @@ def test_shards_have_the_same_names_and_entries_with_either_zlib(tmp_path: Path)
     """zlib-ng's crc32 (the `fast` extra) names and cuts shards as zlib's does: only
     the deflate bytes may differ."""
     pytest.importorskip("zlib_ng")
-    import gzip
-    import subprocess
-    import sys
-
     urls = tmp_path / "urls.tsv"
     rng = random.Random(7)
     urls.write_text(
