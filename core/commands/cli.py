@@ -188,6 +188,8 @@ def _build_project(args: argparse.Namespace) -> int:
         if not site_dir.is_dir():
             raise SitemapkitError(f"{str(args.site_dir or site_dir)!r} is not a folder (build the site first)")
         pages = sorted(project.project_pages(site, find_pages(site_dir), site_dir), key=lambda p: p.loc)
+        for line in getattr(site, "warnings", ()):
+            print(f"sitemapkit: warning: {line}", file=sys.stderr)
         report = build_site(pages, options, site_dir, date_advice=FRONT_MATTER_DATE_ADVICE)
         if report.urls:
             written = list(report.files)

@@ -35,15 +35,17 @@ import datetime as dt
 import fnmatch
 import posixpath
 import re
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..protocol.errors import SitemapkitError
+from ..protocol.errors import ConfigError, SitemapkitError
 from ..protocol.hostsettings import JEKYLL_SETTINGS, project_options
 from ..protocol.model import Options, Page
 from ..protocol.patterns import deferred
+from ..protocol.urls import check_base_url
 from ..site.dataformats import load_yaml
 from ..site.frontmatter import read_front_matter_document
 
@@ -109,9 +111,22 @@ class JekyllConfig:
     exclude: tuple[str, ...]
     include: tuple[str, ...]
     unread: tuple[str, ...] = ()
+    #: What reading the sources found and went past (a date only Ruby reads), one
+    #: line each, for the command to print as warnings.
+    warnings: list[str] = dataclasses.field(default_factory=list, compare=False)
 
     def setting(self, name: str) -> str:
         return f"{self.config_file.name}: {name}"
+
+    @property
+    def posts_permalink(self) -> str:
+        """The posts' permalink template: ``collections.posts.permalink`` when set
+        (Jekyll's Configuration#add_default_collections sets it from
+        ``permalink`` only when it is not), else the ``permalink`` style's."""
+        for collection in self.collections:
+            if collection.name == "posts" and collection.permalink:
+                return PERMALINK_STYLES.get(collection.permalink, collection.permalink)
+        return PERMALINK_STYLES.get(self.permalink, self.permalink)
 
     @property
     def site_dir(self) -> Path:
@@ -155,7 +170,15 @@ def read_project_config(path: Path | str) -> JekyllConfig:
     root = path.resolve().parent
     source = root / (text_of("source", ".") or ".")
     destination = root / (text_of("destination", "_site") or "_site")
-    url = (text_of("url", "") or "").rstrip("/")
+    written_url = text_of("url", "") or ""
+    if written_url.strip():
+        # Checked as written: "/" or "http://" would otherwise read as unset, or
+        # come back joined with baseurl, as a URL the user never wrote.
+        try:
+            check_base_url(written_url)
+        except ConfigError as error:
+            raise SitemapkitError(f"{path.name}: {error.for_setting('url')}") from None
+    url = written_url.strip().rstrip("/")
     baseurl = (text_of("baseurl", "") or "").strip("/")
     base_url = (url + "/" + (baseurl + "/" if baseurl else "")) if url else None
     zone: dt.tzinfo | None = None
@@ -262,7 +285,7 @@ def project_pages(config: JekyllConfig, built: Iterable[Page], site_dir: Path) -
             pages.append(page)
             continue
         meta = mapped.meta
-        lastmod = _date(meta.get("last_modified_at"), config) or _date(meta.get("date"), config)
+        lastmod = _meta_date(mapped, "last_modified_at", config) or _meta_date(mapped, "date", config)
         pages.append(
             dataclasses.replace(
                 page,
@@ -387,20 +410,24 @@ def _post(config: JekyllConfig, path: Path, folders: list[str], name: str) -> _D
         return None  # Jekyll skips a post without a date in its name
     relative = path.relative_to(config.source).as_posix()
     meta = _meta(config, path, relative, "posts")
-    when = _date(meta.get("date"), config) or _date(found.group("date"), config)
-    meta.setdefault("date", when)
+    when = _meta_date(_Document(path, "posts", meta, ""), "date", config) or _date(found.group("date"), config)
+    meta["date"] = when
     categories = [c for c in folders if c]
     raw = meta.get("categories", meta.get("category"))
     if isinstance(raw, str):
         categories += raw.split()
     elif isinstance(raw, list):
         categories += [str(c) for c in raw]
-    title = str(meta.get("slug") or found.group("title"))
+    slug = meta.get("slug")
+    title = slugify(str(slug or found.group("title")), pretty=True)
     template = meta.get("permalink") if isinstance(meta.get("permalink"), str) else None
-    template = template or PERMALINK_STYLES.get(config.permalink, config.permalink)
+    template = template or config.posts_permalink
     if not isinstance(when, dt.date):
         raise SitemapkitError(f"{relative}: date: {meta.get('date')!r} is not a date (such as 2024-01-31 10:00:00)")
     moment = when if isinstance(when, dt.datetime) else dt.datetime.combine(when, dt.time())
+    if moment.tzinfo is not None and config.timezone is not None:
+        # Jekyll fills the URL's date in the site's zone (it sets TZ to it).
+        moment = moment.astimezone(config.timezone)
     url = _fill(
         template,
         {
@@ -416,8 +443,8 @@ def _post(config: JekyllConfig, path: Path, folders: list[str], name: str) -> _D
             "minute": f"{moment.minute:02d}",
             "second": f"{moment.second:02d}",
             "title": title,
-            "slug": title,
-            "name": title,
+            "slug": slugify(str(slug or found.group("title"))),
+            "name": slugify(found.group("title")),
             "path": stem,
             "collection": "posts",
             "output_ext": _output_ext(path),
@@ -432,15 +459,16 @@ def _collection_document(config: JekyllConfig, path: Path, collection: Collectio
     stem = posixpath.splitext(name)[0]
     template = meta.get("permalink") if isinstance(meta.get("permalink"), str) else None
     template = template or collection.permalink or COLLECTION_PERMALINK
-    title = str(meta.get("slug") or posixpath.basename(stem))
+    basename = posixpath.basename(stem)
+    slug = meta.get("slug")
     url = _fill(
         template,
         {
             "collection": collection.name,
             "path": stem,
-            "name": posixpath.basename(stem),
-            "title": title,
-            "slug": title,
+            "name": slugify(basename),
+            "title": slugify(str(slug or basename), pretty=True),
+            "slug": slugify(str(slug or basename)),
             "output_ext": _output_ext(path),
         },
     )
@@ -457,8 +485,115 @@ def _fill(template: str, values: dict[str, str]) -> str:
     return url
 
 
+# Jekyll::Utils.slugify's character classes: "default" keeps letters, marks and
+# decimal digits; "pretty" also these (each other run becomes one hyphen).
+_PRETTY_KEPT = frozenset("._~!$&'()+,;=@")
+
+
+def slugify(text: str, pretty: bool = False) -> str:
+    """Jekyll's ``Utils.slugify`` as its URL placeholders use it: ``:title``
+    in "pretty" mode, cased; ``:slug`` and ``:name`` in "default" mode, lowered."""
+    pieces: list[str] = []
+    run = False
+    for char in text:
+        category = unicodedata.category(char)
+        if category[0] in "LM" or category == "Nd" or (pretty and char in _PRETTY_KEPT):
+            pieces.append(char)
+            run = False
+        elif not run:
+            pieces.append("-")
+            run = True
+    slug = "".join(pieces).strip("-")
+    return slug if pretty else slug.lower()
+
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(?P<{0}>(?:" + "|".join(_MONTHS) + r")[a-z]*\.?)"
+# The shapes of date Ruby's Time.parse (Jekyll's reading of a front-matter date)
+# takes that ISO 8601 does not: 2024/05/05, May 5, 2024, 5 May 2024, a time
+# with or without seconds and am/pm, and a zone right after it (UTC, GMT, Z,
+# +0200, -08:00, the North American abbreviations). Words before the time (a
+# weekday) are passed over, as Ruby passes them over.
+_RUBY_DAY = deferred(
+    r"(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})"
+    + r"|"
+    + _MONTH.format("mon")
+    + r"\s+(?P<d2>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{4})"
+    + r"|(?P<d3>\d{1,2})(?:st|nd|rd|th)?\s+"
+    + _MONTH.format("mon3")
+    + r",?\s+(?P<y3>\d{4})",
+    re.IGNORECASE,
+)
+_RUBY_TIME = deferred(
+    r"(?<![\d:])(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:[.,]\d+)?)?(?:\s*(?P<ampm>[ap])\.?m\.?)?",
+    re.IGNORECASE,
+)
+_RUBY_ZONE = deferred(
+    r"(?<![A-Za-z])(?:(?P<utc>z|utc|gmt)|(?P<name>[ecmp][sd]t)|(?P<sign>[+-])(?P<zh>\d{2}):?(?P<zm>\d{2}))\b",
+    re.IGNORECASE,
+)
+_ZONE_HOURS = {"est": -5, "edt": -4, "cst": -6, "cdt": -5, "mst": -7, "mdt": -6, "pst": -8, "pdt": -7}
+
+
+def ruby_time(text: str) -> dt.date | dt.datetime | None:
+    """A date in one of the shapes Jekyll reads and ISO 8601 does not (see
+    _RUBY_DAY), without a zone when it names none; None for any other text."""
+    day = _RUBY_DAY.search(text)
+    if day is None:
+        return None
+    try:
+        if day.group("y"):
+            year, month, number = int(day.group("y")), int(day.group("m")), int(day.group("d"))
+        else:
+            name = (day.group("mon") or day.group("mon3"))[:3].lower()
+            year, month = int(day.group("y2") or day.group("y3")), _MONTHS.index(name) + 1
+            number = int(day.group("d2") or day.group("d3"))
+        date = dt.date(year, month, number)
+    except ValueError:
+        return None
+    rest = text[day.end() :]
+    clock = _RUBY_TIME.search(rest)
+    if clock is None:
+        return date
+    hour, minute, second = int(clock.group("h")), int(clock.group("mi")), int(clock.group("s") or 0)
+    if clock.group("ampm"):
+        hour = hour % 12 + (12 if clock.group("ampm").lower() == "p" else 0)
+    zone = None
+    # Only a zone right after the time counts: Ruby reads "18:30:22 2023 -0800"
+    # (jekyllrb.com's release posts) in the local zone, the -0800 passed over.
+    named = _RUBY_ZONE.match(rest[clock.end() :].lstrip())
+    if named is not None:
+        if named.group("utc"):
+            zone = dt.timezone.utc
+        elif named.group("name"):
+            zone = dt.timezone(dt.timedelta(hours=_ZONE_HOURS[named.group("name").lower()]))
+        else:
+            offset = dt.timedelta(hours=int(named.group("zh")), minutes=int(named.group("zm")))
+            zone = dt.timezone(-offset if named.group("sign") == "-" else offset)
+    try:
+        return dt.datetime(date.year, date.month, date.day, hour, minute, second, tzinfo=zone)
+    except ValueError:
+        return None
+
+
+def _meta_date(document: _Document, key: str, config: JekyllConfig) -> Any:
+    """The front-matter date ``key`` of ``document``; None, with a warning, for
+    text neither ISO 8601 nor a shape Ruby reads (Jekyll may still have built
+    the page: the date is then left to git and the file's other dates)."""
+    value = document.meta.get(key)
+    found = _date(value, config)
+    if isinstance(found, str):
+        shown = document.path.relative_to(config.config_file.resolve().parent).as_posix()
+        config.warnings.append(
+            f"{shown}: {key}: {value!r} is not a date sitemapkit reads (such as 2024-01-31 10:00:00 +0100); not used"
+        )
+        return None
+    return found
+
+
 def _date(value: Any, config: JekyllConfig) -> Any:
-    """A front-matter or file-name date, in ``timezone`` when it has no offset."""
+    """A front-matter or file-name date, in ``timezone`` when it has no offset;
+    the text itself when it is no date sitemapkit reads."""
     if value is None or value == "":
         return None
     if isinstance(value, str):
@@ -469,7 +604,9 @@ def _date(value: Any, config: JekyllConfig) -> Any:
             try:
                 value = dt.date.fromisoformat(text)
             except ValueError:
-                return text  # the core's date rule reads it, or names it
+                value = ruby_time(text)
+                if value is None:
+                    return text
     if isinstance(value, dt.datetime):
         if value.tzinfo is None and config.timezone is not None:
             value = value.replace(tzinfo=config.timezone)

@@ -102,8 +102,16 @@ def test_bad_settings_are_one_line(project):
     assert done.returncode == 2
     assert (
         done.stderr
-        == "sitemapkit: error: _config.yml: url: 'ftp://example.org/site/' is not an absolute http(s) URL with a host\n"
+        == "sitemapkit: error: _config.yml: url: 'ftp://example.org' is not an absolute http(s) URL with a host\n"
     )
+    # As written, never read as unset nor joined with baseurl (/site).
+    for written in ('"/"', "http://"):
+        config.write_text(f"url: {written}\nbaseurl: /site\n")
+        done = run_sitemapkit("build", "--config", "_config.yml", cwd=root)
+        shown = written.strip('"')
+        assert done.stderr == (
+            f"sitemapkit: error: _config.yml: url: {shown!r} is not an absolute http(s) URL with a host\n"
+        ), written
     config.write_text("collections: 3\n")
     done = run_sitemapkit("build", "--config", "_config.yml", cwd=root)
     assert done.stderr.startswith("sitemapkit: error: _config.yml: collections: ") and done.stderr.count("\n") == 1

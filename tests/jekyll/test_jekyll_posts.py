@@ -1,0 +1,66 @@
+"""``sitemapkit build --config _config.yml`` on fixtures/jekyll-posts, built by the
+real Jekyll 4.3 with jekyll-sitemap: the shapes a trial on real Jekyll sites
+found (the posts' permalink under ``collections: posts:``, dates only Ruby's
+Time.parse reads, a post's URL date in the site's zone, titles and names as
+Jekyll slugs them). Each page matched to its source keeps its ``sitemap: false``
+and its own dates; the site is listed with jekyll-sitemap's URLs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, assert_valid, git, run_sitemapkit, sitemap_entries
+from jekyll.test_jekyll_build import instant, jekyll, read_theirs
+
+BASE = "https://example.org/"
+COMMITTED = dt.datetime(2024, 7, 1, 12, tzinfo=dt.timezone.utc)
+NEW_YORK_SUMMER = dt.timezone(dt.timedelta(hours=-4))
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> Path:
+    binary = jekyll()
+    root = tmp_path / "site"
+    shutil.copytree(FIXTURES / "jekyll-posts", root)
+    (root / "unreadable.md").write_text("---\nlayout: default\ntitle: Undated\ndate: some day soon\n---\nText.\n")
+    (root / ".gitignore").write_text("_site/\n.jekyll-cache/\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "all", when=COMMITTED)
+    done = subprocess.run([binary, "build", "--quiet"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    shutil.copy(root / "_site" / "sitemap.xml", root / "theirs.xml")
+    return root
+
+
+def test_posts_matched_to_their_sources_as_jekyll_writes_them(built):
+    theirs = read_theirs(built / "theirs.xml")
+    done = run_sitemapkit("build", "--config", "_config.yml", "--verbose", cwd=built)
+    assert done.returncode == 0, done.stderr
+    assert_valid(built / "_site" / "sitemap.xml")
+    ours = {loc: entry["lastmod"] for loc, entry in sitemap_entries(built / "_site").items()}
+    assert set(ours) == set(theirs) | {BASE + "unreadable.html"}
+    # sitemap: false on posts and documents whose URLs follow collections.posts
+    # .permalink, the site's zone (the 5th in Berlin is the 4th in New York) and
+    # Jekyll's slugs (Café-Night, my-project).
+    for url in ("news/2024/05/04/late/", "news/2024/Caf%C3%A9-Night/", "news/2024/hidden/", "projects/my-project/"):
+        assert f"excluded (metadata): {BASE}{url}\n" in done.stdout
+    # Each post's date as Jekyll read it: jekyllrb.com's "18:30:22 2023 -0800"
+    # in the site's zone (Ruby passes the -0800 over), "10:00:00 UTC", and
+    # last_modified_at over the file name's date.
+    for url in ("news/2023/release/", "news/2024/utc/", "news/2024/edited/", "news/2024/Open-Day/"):
+        assert instant(ours[BASE + url]) == instant(theirs[BASE + url]), url
+    assert instant(ours[BASE + "news/2023/release/"]) == dt.datetime(2023, 1, 29, 23, 30, 22, tzinfo=dt.timezone.utc)
+    # A page's "May 5, 2024" (jekyll-sitemap dates no page): that day in the site's zone.
+    assert instant(ours[BASE + "dated-page.html"]) == dt.datetime(2024, 5, 5, tzinfo=NEW_YORK_SUMMER)
+    # A date nobody reads: one warning naming it, and the page dated by git.
+    assert (
+        "sitemapkit: warning: unreadable.md: date: 'some day soon' is not a date sitemapkit reads "
+        "(such as 2024-01-31 10:00:00 +0100); not used\n"
+    ) in done.stderr
+    assert instant(ours[BASE + "unreadable.html"]) == COMMITTED
