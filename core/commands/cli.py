@@ -119,18 +119,49 @@ def _options(args: argparse.Namespace, names: tuple[str, ...]) -> Options:
 
 
 def _project_module(config_file: str):
-    """The module of ``config`` that reads ``--config FILE`` (by its name): Hugo's
-    configuration files and folders, Jekyll's ``_config.yml``, else a MkDocs-shaped
-    project's."""
-    from ..config import hugo, jekyll
+    """The module of ``config`` that reads ``--config FILE``: by its name (Hugo's
+    configuration files and folders, Jekyll's ``_config.yml``, ``mkdocs.yml``,
+    ``zensical.toml``), else by what it holds (:func:`_generator_of_settings`),
+    else a MkDocs-shaped project's."""
+    from ..config import hugo, jekyll, mkdocs
 
-    if hugo.is_hugo_config(Path(config_file)):
+    path = Path(config_file)
+    if hugo.is_hugo_config(path):
         return hugo
-    if jekyll.is_jekyll_config(Path(config_file)):
+    if jekyll.is_jekyll_config(path):
         return jekyll
-    from ..config import mkdocs
+    if path.name.lower() in ("mkdocs.yml", "mkdocs.yaml", "zensical.toml") or not path.is_file():
+        return mkdocs
+    return {"hugo": hugo, "jekyll": jekyll}.get(_generator_of_settings(path), mkdocs)
 
-    return mkdocs
+
+def _generator_of_settings(path: Path) -> str | None:
+    """Whose configuration a file of another name is (``hugo --config
+    config-git.toml``, ``jekyll --config _config_dev.yml``), by the settings only
+    that generator has: Hugo's ``baseURL`` (an absolute URL) and content
+    settings, Jekyll's ``url`` with ``baseurl`` a path or its collections; MkDocs
+    and Zensical name a ``site_name`` or a ``[project]``. None when unreadable or
+    none of these: the MkDocs reader then names what is wrong."""
+    from ..site.dataformats import load_json, load_toml, load_yaml
+
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+        suffix = path.suffix.lower()
+        loader = load_toml if suffix == ".toml" else load_json if suffix == ".json" else load_yaml
+        settings = loader(text, path.name)
+    except (OSError, UnicodeDecodeError, SitemapkitError):
+        return None
+    if not isinstance(settings, dict):
+        return None
+    keys = {str(key).lower(): value for key, value in settings.items()}
+    if "site_name" in keys or "project" in keys:
+        return None
+    base = keys.get("baseurl")
+    if (isinstance(base, str) and "://" in base) or {"contentdir", "publishdir", "languagecode"} & keys.keys():
+        return "hugo"
+    if "url" in keys or "collections" in keys or "permalink" in keys:
+        return "jekyll"
+    return "hugo" if suffix in (".toml", ".json") else None
 
 
 def cmd_build(args: argparse.Namespace) -> int:

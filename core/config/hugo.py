@@ -289,7 +289,14 @@ def read_project_config(path: Path | str) -> HugoConfig:
             raise SitemapkitError(f"{named('timeZone')}: {zone_name!r} is not a time zone") from None
     unread = []
     theme = settings.get("theme")
-    imports = (settings.get("module") or {}).get("imports") if isinstance(settings.get("module"), dict) else None
+    if theme is not None and not isinstance(theme, str) and not _is_list_of(theme, str):
+        raise SitemapkitError(f"{named('theme')}: {theme!r} must be a theme's name or a list of names")
+    module = settings.get("module")
+    if module is not None and not isinstance(module, dict):
+        raise SitemapkitError(f"{named('module')}: {module!r} must be a table")
+    imports = (module or {}).get("imports")
+    if imports is not None and not _is_list_of(imports, (str, dict)):
+        raise SitemapkitError(f"{named('module.imports')}: {imports!r} must be a list of module paths or tables")
     names = ([theme] if isinstance(theme, str) else list(theme or [])) + [
         entry.get("path") if isinstance(entry, dict) else entry for entry in (imports or [])
     ]
@@ -402,6 +409,10 @@ class _Source:
     dated: bool = True
     #: The built file this source should be (relative to the output folder).
     outputs: tuple[str, ...] = ()
+
+
+def _is_list_of(value: Any, kinds: type | tuple[type, ...]) -> bool:
+    return isinstance(value, list) and all(isinstance(item, kinds) for item in value)
 
 
 def project_pages(config: HugoConfig, built: Iterable[Page], site_dir: Path) -> list[Page]:

@@ -72,6 +72,14 @@ def test_same_urls_and_dates_as_hugos_sitemap(project):
     assert_valid(project / "public" / "sitemap.xml")
 
 
+def test_a_configuration_of_another_name_is_read_as_hugos(project):
+    """``hugo --config config-git.toml``: the file is Hugo's by what it holds."""
+    shutil.copy(project / "hugo.toml", project / "config-git.toml")
+    theirs, ours, err = build_both(project, "config-git.toml")
+    assert err == ""
+    assert_as_hugo(theirs, ours)
+
+
 def test_no_page_undated_that_hugo_dates(project):
     theirs, ours, _ = build_both(project)
     assert [loc for loc, date in theirs.items() if date and not ours[loc]] == []
@@ -210,6 +218,10 @@ def test_a_theme_is_named_not_guessed(project):
         ('contentDir = "nowhere"\n', "hugo.toml: contentDir: "),
         ('defaultContentLanguage = "es"\n', "hugo.toml: defaultContentLanguage: 'es' is not one of the languages"),
         ("uglyURLs = 3\n", "hugo.toml: uglyURLs: 3 must be true"),
+        ("theme = true\n", "hugo.toml: theme: True must be a theme's name or a list of names"),
+        ("theme = 7\n", "hugo.toml: theme: 7 must be a theme's name"),
+        ("module = 5\n", "hugo.toml: module: 5 must be a table"),
+        ("module = { imports = 5 }\n", "hugo.toml: module.imports: 5 must be a list"),
     ],
 )
 def test_bad_settings_are_one_line(project, settings, message):

@@ -64,3 +64,11 @@ def test_posts_matched_to_their_sources_as_jekyll_writes_them(built):
         "(such as 2024-01-31 10:00:00 +0100); not used\n"
     ) in done.stderr
     assert instant(ours[BASE + "unreadable.html"]) == COMMITTED
+
+
+def test_a_configuration_of_another_name_is_read_as_jekylls(built):
+    """``jekyll build --config _config_dev.yml``: the file is Jekyll's by what it holds."""
+    shutil.copy(built / "_config.yml", built / "_config_dev.yml")
+    done = run_sitemapkit("build", "--config", "_config_dev.yml", cwd=built)
+    assert done.returncode == 0, done.stderr
+    assert set(sitemap_entries(built / "_site")) == set(read_theirs(built / "theirs.xml")) | {BASE + "unreadable.html"}
