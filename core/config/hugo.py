@@ -15,8 +15,9 @@ the key ``X``): ``baseURL``, ``publishDir`` (default ``public``), ``contentDir``
 ``pagination.path`` (``paginatePath``), ``enableGitInfo``, ``timeZone`` and the
 ``[frontmatter]`` date orders. Keys are read case-insensitively, as Hugo reads
 them. From each source's front matter: ``lastmod``, ``date`` (and the other
-keys the date orders name), ``draft``, ``sitemap.disable``, ``slug``, ``url``,
-``translationKey`` and the taxonomy keys.
+keys the date orders name), ``draft``, ``sitemap.disable``, ``build.list``,
+``slug``, ``url``, ``translationKey`` and the taxonomy keys; ``cascade`` (front
+matter and configuration) hands down ``sitemap``, ``build`` and ``draft``.
 
 Which page a source becomes, as Hugo 0.1xx builds it:
 
@@ -131,6 +132,8 @@ class HugoConfig:
     #: What the configuration names that this module cannot read (a theme's or a
     #: module's own configuration), one line each, for the command to say.
     unread: tuple[str, ...] = ()
+    #: The site configuration's own ``cascade`` entries (see _cascade_entries).
+    cascade: tuple[dict[str, Any], ...] = ()
 
     def setting(self, name: str) -> str:
         return f"{self.config_file.name}: {name}"
@@ -327,6 +330,7 @@ def read_project_config(path: Path | str) -> HugoConfig:
         date_order=_order(frontmatter.get("date"), DEFAULT_DATE_ORDER, named("frontmatter.date")),
         lastmod_order=_order(frontmatter.get("lastmod"), DEFAULT_LASTMOD_ORDER, named("frontmatter.lastmod")),
         unread=tuple(unread),
+        cascade=_cascade_entries(settings.get("cascade"), named("cascade")),
     )
 
 
@@ -468,6 +472,10 @@ def _content_sources(config: HugoConfig) -> list[_Source]:
             stem, language = _name_language(name.rsplit(".", 1)[0], folder_language or config.default_language, codes)
             named.append((path, directory, stem, language))
         leaf_bundles = {directory for _, directory, stem, _ in named if stem == "index"}
+        # Each list page's cascade, by (language, its place): read before any
+        # page below it is made, whatever the files' order.
+        cascades: dict[tuple[str, str], tuple[dict[str, Any], ...]] = {}
+        pending: list[tuple[Path, str, str, dict[str, Any], str]] = []
         for path, directory, stem, language in named:
             if any(directory == b or directory.startswith(b + "/") for b in leaf_bundles if b) and stem != "index":
                 continue  # a resource of a leaf bundle, not a page
@@ -481,6 +489,13 @@ def _content_sources(config: HugoConfig) -> list[_Source]:
                 logical = directory
             else:
                 logical = posixpath.join(directory, stem)
+            if kind == "list":
+                cascades[(language, logical)] = _cascade_entries(
+                    meta.get("cascade"), f"{_shown(config, path)}: cascade"
+                )
+            pending.append((path, language, kind, meta, logical))
+        for path, language, kind, meta, logical in pending:
+            _inherit(meta, logical, kind, language, cascades, config.cascade)
             key = meta.get("translationkey")
             source = _Source(
                 path=path,
@@ -494,6 +509,71 @@ def _content_sources(config: HugoConfig) -> list[_Source]:
             source.path_in_site, source.outputs = _outputs(config, source, logical, prefix_of[language])
             sources.append(source)
     return sources
+
+
+#: The front-matter keys a ``cascade`` hands down that decide what the sitemap
+#: lists (other cascaded keys, layouts and params, do not change it).
+CASCADED_KEYS = ("sitemap", "build", "draft")
+_KINDS_OF_TARGET = ("home", "section", "page", "taxonomy", "term")
+
+
+def _cascade_entries(value: Any, setting: str) -> tuple[dict[str, Any], ...]:
+    """A ``cascade`` (one table or a list of them, keys lower-cased), each entry
+    with its ``target`` (or ``_target``) kept apart under ``"_target"``."""
+    if value is None:
+        return ()
+    tables = value if isinstance(value, list) else [value]
+    if not all(isinstance(table, dict) for table in tables):
+        raise SitemapkitError(f"{setting}: must be a table or a list of tables")
+    entries = []
+    for table in tables:
+        target = table.get("target", table.get("_target")) or {}
+        if not isinstance(target, dict):
+            raise SitemapkitError(f"{setting}: target: {target!r} must be a table (path, kind, lang)")
+        values = {key: table[key] for key in CASCADED_KEYS if key in table}
+        if values:
+            entries.append({"_target": target, **values})
+    return tuple(entries)
+
+
+def _targets(target: dict[str, Any], logical: str, kind: str, language: str) -> bool:
+    """Whether a cascade's ``target`` takes the page at ``logical`` (Hugo's glob
+    on its path, ``/posts/**``; its kind; its language)."""
+    path = target.get("path")
+    if isinstance(path, str) and path:
+        pattern = re.escape(path.lower()).replace(r"\*\*", ".*").replace(r"\*", "[^/]*").replace(r"\?", "[^/]")
+        if re.fullmatch(pattern, "/" + logical.lower()) is None:
+            return False
+    kinds = target.get("kind")
+    if kinds:
+        own = "page" if kind == "page" else "home" if not logical else "section"
+        if own not in ([k.lower() for k in kinds] if isinstance(kinds, list) else [str(kinds).lower()]):
+            return False
+    lang = target.get("lang")
+    return not lang or str(lang).lower() == language
+
+
+def _inherit(
+    meta: dict[str, Any],
+    logical: str,
+    kind: str,
+    language: str,
+    cascades: dict[tuple[str, str], tuple[dict[str, Any], ...]],
+    site: tuple[dict[str, Any], ...],
+) -> None:
+    """Give ``meta`` the CASCADED_KEYS its own front matter does not set, from
+    the cascades of the list pages above it, the nearest first (a list page's
+    own cascade covers it too), then the site configuration's."""
+    folders = logical.split("/") if logical else []
+    # A list page (an _index) is its own nearest ancestor; a page's is its folder.
+    depth = len(folders) if kind == "list" else len(folders) - 1
+    chain = [cascades.get((language, "/".join(folders[:n])), ()) for n in range(depth, -1, -1)] + [site]
+    for entries in chain:
+        for entry in entries:
+            if _targets(entry["_target"], logical, kind, language):
+                for key in CASCADED_KEYS:
+                    if key in entry:
+                        meta.setdefault(key, entry[key])
 
 
 def _name_language(stem: str, language: str, codes: set[str]) -> tuple[str, str]:
@@ -554,7 +634,11 @@ def _outputs(config: HugoConfig, source: _Source, logical: str, prefix: str) -> 
 def _sourced_page(config: HugoConfig, page: Page, source: _Source) -> Page:
     meta = source.meta
     sitemap = meta.get("sitemap")
-    listed = not (isinstance(sitemap, dict) and sitemap.get("disable") is True)
+    build = meta.get("build")
+    # build.list "never" (false before Hugo 0.145) and "local" keep a page out of
+    # the site's page collections, which Hugo's sitemap lists.
+    unlisted = isinstance(build, dict) and str(build.get("list")).lower() in ("never", "local", "false")
+    listed = not (isinstance(sitemap, dict) and sitemap.get("disable") is True) and not unlisted
     reason = page.exclude_reason
     if meta.get("draft") is True and reason is None:
         reason = "draft"  # built with --buildDrafts: never what Hugo's sitemap lists

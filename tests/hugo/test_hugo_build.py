@@ -80,6 +80,15 @@ def test_a_configuration_of_another_name_is_read_as_hugos(project):
     assert_as_hugo(theirs, ours)
 
 
+def test_a_cascade_in_the_site_configuration(project):
+    """``cascade`` with a ``target`` in hugo.toml: the pages it takes are out of
+    Hugo's sitemap and of ours alike, the others stay."""
+    _prepend(project / "hugo.toml", 'cascade = [{ sitemap = { disable = true }, target = { path = "/notes/**" } }]\n')
+    theirs, ours, _ = build_both(project)
+    assert_as_hugo(theirs, ours)
+    assert BASE + "notes/second-note/" not in ours and BASE + "notes/" in ours
+
+
 def test_no_page_undated_that_hugo_dates(project):
     theirs, ours, _ = build_both(project)
     assert [loc for loc, date in theirs.items() if date and not ours[loc]] == []
