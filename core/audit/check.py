@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..protocol.limits import (
+    ROBOTS_TXT_PARSING_LIMIT,
     MAX_BYTES_CEILING,
     MAX_IMAGES_PER_URL,
     MAX_LOC_LENGTH,
@@ -123,6 +124,8 @@ class CheckResult:
     listed: list[Listed] = dataclasses.field(default_factory=list)
     #: False when a sitemap could not be read whole: which pages it lists is unknown.
     read_whole: bool = True
+    #: The files read that are sitemap indexes.
+    indexes: set[str] = dataclasses.field(default_factory=set, repr=False)
 
     @property
     def failed(self) -> bool:
@@ -189,8 +192,20 @@ def check_site(
     if robots is None and why_not != NO_FILE:
         result.problems.append(Problem("robots.txt", 0, f"{why_not}; not opened"))
     elif robots is not None:
+        with open(robots, "rb") as handle:
+            robots_bytes = handle.read(ROBOTS_TXT_PARSING_LIMIT + 1)
+        if len(robots_bytes) > ROBOTS_TXT_PARSING_LIMIT:
+            result.problems.append(
+                Problem(
+                    "robots.txt",
+                    0,
+                    f"more than {ROBOTS_TXT_PARSING_LIMIT:,} bytes; crawlers ignore what follows "
+                    "(RFC 9309 section 2.5; Google reads 500 KiB), and so does this check",
+                )
+            )
+            robots_bytes = robots_bytes[:ROBOTS_TXT_PARSING_LIMIT]
         try:
-            robots_text = decode_robots_txt(robots.read_bytes())
+            robots_text = decode_robots_txt(robots_bytes)
         except OutputError:
             result.problems.append(
                 Problem(
@@ -221,8 +236,11 @@ def check_site(
             Problem(entry, 0, "no sitemap found (neither this file nor a Sitemap: line in robots.txt)")
         )
     seen: set[str] = set()
+    named_by_index: list[tuple[str, str]] = []  # (file, the index naming it)
     while todo:
-        name, _, _ = todo.pop(0)
+        name, named_by, _ = todo.pop(0)
+        if named_by in result.indexes:
+            named_by_index.append((name, named_by))
         if name in seen:
             continue
         seen.add(name)
@@ -230,6 +248,17 @@ def check_site(
         for child in _check_file(site, name, scope, max_bytes, result):
             todo.append((child, name, 0))
         _check_gzip_copy(site, name, max_bytes, result)
+    for name, index in named_by_index:
+        if name in result.indexes:
+            # An index listing itself, or indexes listing each other, included.
+            result.problems.append(
+                Problem(
+                    index,
+                    0,
+                    f"lists {name}, an index: an index lists sitemaps only (Google: "
+                    '"Sitemap index files can\'t be nested"; its schema names only <urlset> files)',
+                )
+            )
     if audit:
         audit_pages(site, scope, robots_text, result, now=time.time() if now is None else now)
     return result
@@ -376,8 +405,9 @@ def _check_gzip_copy(site: SiteFolder, name: str, max_bytes: int, result: CheckR
 
 
 def _local_name(url: str, scope: Scope) -> str | None:
-    below = scope.file_below(url)
-    return below if below and "/" not in below else None
+    """The file below the site folder a sitemap URL names (in a subfolder too: its
+    URLs are then held to that folder, see audit_pages); None outside the site."""
+    return scope.file_below(url) or None
 
 
 @dataclasses.dataclass
@@ -410,6 +440,11 @@ class ParsedSitemap:
     entries: list[Entry] = dataclasses.field(default_factory=list)
     #: (line, message) where the bytes stop being well-formed XML.
     error: tuple[int, str] | None = None
+    #: The encoding the file is in when it is not UTF-8 (a UTF-16 byte order
+    #: mark, or another in its XML declaration).
+    encoding: str | None = None
+    #: The line of its DOCTYPE declaration, 0 when it has none.
+    doctype: int = 0
 
     @property
     def is_index(self) -> bool:
@@ -449,6 +484,17 @@ def parse_sitemap(raw: bytes) -> ParsedSitemap:
         elif depth == 1:
             parsed.entries[-1].complete = True
 
+    def declared(version: str, encoding: str | None, standalone: int) -> None:
+        if encoding and encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+            parsed.encoding = encoding
+
+    def doctype(*_: object) -> None:
+        parsed.doctype = parser.CurrentLineNumber
+
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        parsed.encoding = "UTF-16"
+    parser.XmlDeclHandler = declared
+    parser.StartDoctypeDeclHandler = doctype
     parser.StartElementHandler = start
     parser.EndElementHandler = end
     parser.CharacterDataHandler = lambda data: text.append(data)
@@ -463,7 +509,8 @@ def text_sitemap_lines(raw: bytes) -> list[tuple[int, str]]:
     """The URLs of a text sitemap, ``(line number, URL)``; raises
     :class:`UnicodeDecodeError` for bytes that are not UTF-8 ("The text file must
     use UTF-8 encoding")."""
-    return [(number, line.strip()) for number, line in enumerate(raw.decode("utf-8").splitlines(), 1) if line.strip()]
+    text = raw.decode("utf-8").removeprefix("\ufeff")  # a byte order mark is no part of the first URL
+    return [(number, line.strip()) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 
 def robots_sitemap_lines(robots_text: str) -> list[tuple[int, str]]:
@@ -524,6 +571,16 @@ def _check_file(site: SiteFolder, name: str, scope: Scope, max_bytes: int, resul
         return _check_text(raw, name, scope, site, result)
 
     parsed = parse_sitemap(raw)
+    if parsed.is_index:
+        result.indexes.add(name)
+    if parsed.encoding is not None:
+        problem(1, f'encoded as {parsed.encoding}; sitemaps.org: "Your Sitemap file must be UTF-8 encoded"')
+    if parsed.doctype:
+        problem(
+            parsed.doctype,
+            "declares a DOCTYPE (entities): a sitemap is plain XML, and crawlers expand no entity "
+            "(this check reads none, nor any file an entity names)",
+        )
     children: list[str] = []
     if parsed.root is not None:
         if parsed.root_namespace != SITEMAP_NS:
@@ -757,6 +814,8 @@ def audit_pages(site: SiteFolder, scope: Scope, robots_text: str, result: CheckR
     for page in find_pages(output_dir) if result.read_whole and result.files else ():
         if page.output is None or os.path.realpath(page.output) in listed_files:
             continue
+        if site.file(os.path.relpath(page.output, output_dir).replace(os.sep, "/"))[0] is None:
+            continue  # a symlink out of the site folder: nothing outside it is opened
         loc, _, _ = left_out(page)
         if loc is not None:
             findings.append(Finding("unlisted", loc, "a page of the site that no sitemap lists and no rule leaves out"))

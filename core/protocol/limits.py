@@ -27,3 +27,9 @@ MAX_LOC_LENGTH = 2_047
 # indexing/sitemaps/image-sitemaps): "You can include up to 1,000 <image:image> tags
 # for each <url> tag." The first ones, in the page's order, are listed.
 MAX_IMAGES_PER_URL = 1_000
+
+# RFC 9309 (the Robots Exclusion Protocol), section 2.5: "Crawlers SHOULD impose a
+# parsing limit to protect their systems ... The parsing limit MUST be at least
+# 500 kibibytes (KiB)." Google reads that much: "Content which is after the maximum
+# file size is ignored." A robots.txt is read this far, its Sitemap: lines with it.
+ROBOTS_TXT_PARSING_LIMIT = 500 * 1024

@@ -59,7 +59,13 @@ def checked(site: Path, *args, **kwargs) -> tuple[CheckResult, list[str]]:
     finally:
         opened, _opened = _opened, None
     root = os.path.realpath(site)
-    return result, [path for path in opened if not os.path.realpath(path).startswith(root + os.sep)]
+    # Python's own files (a module imported on first use, its bytecode) are no
+    # part of what the check reads.
+    return result, [
+        path
+        for path in opened
+        if not os.path.realpath(path).startswith(root + os.sep) and not path.endswith((".py", ".pyc", ".so"))
+    ]
 
 
 @pytest.fixture
@@ -260,3 +266,93 @@ def test_robots_lines_end_at_cr_too_and_a_bom_is_no_part_of_the_first(site: Path
         "robots.txt:2: Sitemap: https://example.org/b.xml does not point at a sitemap in this site",
         "sitemap.xml:0: no sitemap found (neither this file nor a Sitemap: line in robots.txt)",
     ]
+
+
+# -- what a trial of check on hostile folders found ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("files", "index_lines"),
+    [
+        ({"sitemap.xml": index(BASE + "sitemap.xml", BASE + "pages.xml")}, {"sitemap.xml"}),
+        (
+            {"sitemap.xml": index(BASE + "b.xml"), "b.xml": index(BASE + "sitemap.xml", BASE + "pages.xml")},
+            {"sitemap.xml", "b.xml"},
+        ),
+        ({"sitemap.xml": index(BASE + "b.xml"), "b.xml": index(BASE + "pages.xml")}, {"sitemap.xml"}),
+    ],
+    ids=["itself", "each-other", "nested"],
+)
+def test_an_index_that_lists_an_index_is_a_problem(site: Path, files: dict[str, str], index_lines: set[str]) -> None:
+    for name, text in files.items():
+        (site / name).write_text(text)
+    (site / "pages.xml").write_text(urlset(BASE))
+    result, _ = checked(site, BASE)
+    named = {problem.file for problem in result.problems if "an index lists sitemaps only" in problem.message}
+    assert named == index_lines and result.failed
+    assert result.urls == 1  # each file read once, loops or not
+
+
+def test_robots_txt_is_read_only_to_the_parsing_limit(site: Path) -> None:
+    from sitemapkit.protocol.limits import ROBOTS_TXT_PARSING_LIMIT
+
+    (site / "pages.xml").write_text(urlset(BASE))
+    line = b"Sitemap: https://example.org/pages.xml\n"
+    filler = b"# " + b"x" * (ROBOTS_TXT_PARSING_LIMIT - len(line) - 3) + b"\n"
+    (site / "robots.txt").write_bytes(line + filler + b"Sitemap: https://example.org/late.xml\n" + b"#" * 10**6)
+    result, _ = checked(site, BASE)
+    assert result.files == ["pages.xml"]  # the line past the limit is not read
+    assert [p.message.split(";")[0] for p in result.problems] == [f"more than {ROBOTS_TXT_PARSING_LIMIT:,} bytes"]
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding"),
+    [
+        (URLSET.format(f"<url><loc>{BASE}</loc></url>").replace("UTF-8", "UTF-16").encode("utf-16"), "UTF-16"),
+        (URLSET.format(f"<url><loc>{BASE}</loc></url>").replace("UTF-8", "ISO-8859-1").encode("latin-1"), "ISO-8859-1"),
+    ],
+)
+def test_a_sitemap_in_another_encoding_than_utf8_is_a_problem(site: Path, data: bytes, encoding: str) -> None:
+    (site / "sitemap.xml").write_bytes(data)
+    result, _ = checked(site, BASE)
+    assert [str(p) for p in result.problems] == [
+        f'sitemap.xml:1: encoded as {encoding}; sitemaps.org: "Your Sitemap file must be UTF-8 encoded"'
+    ]
+
+
+def test_a_doctype_and_its_entities_are_a_problem_never_read(site: Path) -> None:
+    secret = site.parent / "outside" / "secret.xml"
+    (site / "sitemap.xml").write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE urlset [<!ENTITY x SYSTEM "file://{secret}">]>\n'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{BASE}&x;</loc></url></urlset>\n'
+    )
+    result, outside = checked(site, BASE)
+    assert outside == []
+    assert [p.line for p in result.problems if "declares a DOCTYPE" in p.message] == [2]
+
+
+def test_a_text_sitemap_may_start_with_a_byte_order_mark(site: Path) -> None:
+    (site / "sitemap.txt").write_bytes(b"\xef\xbb\xbf" + BASE.encode() + b"\n")
+    result, _ = checked(site, BASE, entry="sitemap.txt")
+    assert result.problems == [] and result.urls == 1
+
+
+def test_a_sitemap_in_a_subfolder_named_by_robots_txt_is_read(site: Path) -> None:
+    (site / "sub").mkdir()
+    (site / "sub" / "a.html").write_text("<html></html>")
+    (site / "sub" / "s.xml").write_text(urlset(BASE + "sub/a.html"))
+    (site / "robots.txt").write_text(f"User-agent: *\nSitemap: {BASE}sub/s.xml\n")
+    result, _ = checked(site, BASE)
+    assert result.problems == [] and result.files == ["sub/s.xml"] and result.urls == 1
+
+
+def test_a_page_symlinked_from_outside_is_not_opened(site: Path) -> None:
+    """The folder's own pages are walked for the audit: a symlink out of it is no
+    page of the site, and its file is never opened."""
+    secret = site.parent / "outside" / "page.html"
+    secret.write_text("<html><head><title>Not of this site</title></head></html>")
+    (site / "leak.html").symlink_to(secret)
+    (site / "sitemap.xml").write_text(urlset(BASE))
+    result, outside = checked(site, BASE)
+    assert outside == []
+    assert [f.url for f in result.findings if f.kind == "unlisted"] == []
