@@ -20,6 +20,7 @@ import stat
 import time
 import xml.parsers.expat
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -136,7 +137,7 @@ class CheckResult:
         verdict = (
             "no problems"
             if not self.problems
-            else f"{len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}"
+            else f"{len(self.problems):,} problem{'s' if len(self.problems) != 1 else ''}"
         )
         if self.findings:
             errors = sum(1 for finding in self.findings if finding.error)
@@ -265,6 +266,8 @@ def check_site(
 
 
 NO_FILE = "has no file in the site"
+#: Problems listed of one file at most; past them, how many more there are.
+MAX_PROBLEMS_SHOWN = 1_000
 
 
 class SiteFolder:
@@ -445,27 +448,37 @@ class ParsedSitemap:
     encoding: str | None = None
     #: The line of its DOCTYPE declaration, 0 when it has none.
     doctype: int = 0
+    #: How many entries it holds; only the first ``keep`` are in :attr:`entries`.
+    count: int = 0
 
     @property
     def is_index(self) -> bool:
         return self.root == "sitemapindex"
 
 
-def parse_sitemap(raw: bytes) -> ParsedSitemap:
+def parse_sitemap(raw: bytes, keep: int | None = None) -> ParsedSitemap:
     """The root and entries of the sitemap XML ``raw`` (expat: no DTD is loaded,
-    no external entity resolved), as far as it is well-formed."""
+    no external entity resolved), as far as it is well-formed; with ``keep``,
+    only that many entries are kept, the others counted (memory stays bounded
+    by the limit, whatever a file under the byte limit holds)."""
     parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
     parsed = ParsedSitemap()
     depth = 0
     text: list[str] = []
+    kept = True
 
     def start(tag: str, attrs: dict) -> None:
-        nonlocal depth, text
+        nonlocal depth, text, kept
         ns, _, local = tag.rpartition(" ")
         if depth == 0:
             parsed.root, parsed.root_namespace, parsed.root_line = local, ns, parser.CurrentLineNumber
         elif depth == 1:
-            parsed.entries.append(Entry(parser.CurrentLineNumber, ns, local))
+            parsed.count += 1
+            kept = keep is None or parsed.count <= keep
+            if kept:
+                parsed.entries.append(Entry(parser.CurrentLineNumber, ns, local))
+        elif not kept:
+            pass
         elif depth == 2 and ns == IMAGE_NS and local == "image":
             parsed.entries[-1].images.append((None, parser.CurrentLineNumber))
         depth += 1
@@ -475,6 +488,8 @@ def parse_sitemap(raw: bytes) -> ParsedSitemap:
         nonlocal depth
         depth -= 1
         ns, _, local = tag.rpartition(" ")
+        if not kept and depth >= 1:
+            return
         if depth == 2 and ns == SITEMAP_NS:
             parsed.entries[-1].fields.append((local, "".join(text).strip(), parser.CurrentLineNumber))
         elif depth == 3 and ns == IMAGE_NS and local == "loc" and parsed.entries[-1].images:
@@ -548,9 +563,24 @@ def _check_file(site: SiteFolder, name: str, scope: Scope, max_bytes: int, resul
     """Check one sitemap or index file; return the sitemap files an index names."""
     problems = result.problems
 
-    def problem(line: int, message: str) -> None:
-        problems.append(Problem(name, line, message))
+    shown = 0
 
+    def problem(line: int, message: str) -> None:
+        nonlocal shown
+        shown += 1
+        if shown <= MAX_PROBLEMS_SHOWN:
+            problems.append(Problem(name, line, message))
+
+    try:
+        return _check_xml_file(site, name, scope, max_bytes, result, problem)
+    finally:
+        if shown > MAX_PROBLEMS_SHOWN:
+            problems.append(Problem(name, 0, f"{shown - MAX_PROBLEMS_SHOWN:,} more problems in this file (not shown)"))
+
+
+def _check_xml_file(
+    site: SiteFolder, name: str, scope: Scope, max_bytes: int, result: CheckResult, problem: Callable[[int, str], None]
+) -> list[str]:
     path, why_not = site.file(name)
     if path is None:
         problem(0, f"{why_not}; not opened")
@@ -568,9 +598,10 @@ def _check_file(site: SiteFolder, name: str, scope: Scope, max_bytes: int, resul
         result.read_whole = False
         return []
     if name.endswith((".txt", ".txt.gz")):
-        return _check_text(raw, name, scope, site, result)
+        return _check_text(raw, name, scope, site, result, problem)
 
-    parsed = parse_sitemap(raw)
+    # One entry past the larger limit shows the file is over it: the others are counted.
+    parsed = parse_sitemap(raw, keep=max(MAX_URLS_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX) + 1)
     if parsed.is_index:
         result.indexes.add(name)
     if parsed.encoding is not None:
@@ -621,10 +652,10 @@ def _check_file(site: SiteFolder, name: str, scope: Scope, max_bytes: int, resul
         problem(*parsed.error)
         result.read_whole = False
         return children
-    count = len(parsed.entries)
+    count = parsed.count
     limit = MAX_URLS_PER_SITEMAP if parsed.root == "urlset" else MAX_SITEMAPS_PER_INDEX
     if count > limit:
-        problem(0, f"{count:,} entries; the limit is {limit:,}")
+        problem(0, f"{count:,} entries; the limit is {limit:,} (those past {len(parsed.entries) - 1:,} not checked)")
     if count == 0:
         problem(1, f"<{parsed.root}> lists nothing")
     if parsed.root == "urlset":
@@ -690,11 +721,13 @@ def _check_loc(
     sitemap: str,
     lastmod: str | None = None,
 ) -> str | None:
+    if len(text) > MAX_LOC_LENGTH:
+        # Never listable: not read further (a 50 MB loc would cost gigabytes to match).
+        problem(line, f"loc {_shortened(text)} is {len(text):,} characters; the protocol allows fewer than 2,048")
+        return None
     if not is_uri(text):
         problem(line, f"loc {text!r} is not percent-encoded (spaces, non-ASCII or other characters RFC 3986 forbids)")
         return None
-    if len(text) > MAX_LOC_LENGTH:
-        problem(line, f"loc is {len(text):,} characters; the protocol allows fewer than 2,048")
     try:
         normal = encode_url(text)
     except ValueError:
@@ -729,10 +762,14 @@ def _check_loc(
     return None
 
 
-def _check_text(raw: bytes, name: str, scope: Scope, site: SiteFolder, result: CheckResult) -> list[str]:
-    def problem(line: int, message: str) -> None:
-        result.problems.append(Problem(name, line, message))
+def _shortened(text: str, shown: int = 100) -> str:
+    """A long value as its start, so that a line stays a line."""
+    return repr(text) if len(text) <= shown else repr(text[:shown]) + "..."
 
+
+def _check_text(
+    raw: bytes, name: str, scope: Scope, site: SiteFolder, result: CheckResult, problem: Callable[[int, str], None]
+) -> list[str]:
     try:
         lines = text_sitemap_lines(raw)
     except UnicodeDecodeError:
@@ -740,8 +777,8 @@ def _check_text(raw: bytes, name: str, scope: Scope, site: SiteFolder, result: C
         result.read_whole = False
         return []
     if len(lines) > MAX_URLS_PER_SITEMAP:
-        problem(0, f"{len(lines):,} URLs; the limit is {MAX_URLS_PER_SITEMAP:,}")
-    for number, line in lines:
+        problem(0, f"{len(lines):,} URLs; the limit is {MAX_URLS_PER_SITEMAP:,} (those past it not checked)")
+    for number, line in lines[: MAX_URLS_PER_SITEMAP + 1]:
         _check_loc(line, number, problem, scope, site, False, result, name)
     result.urls += len(lines)
     return []

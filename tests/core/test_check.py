@@ -356,3 +356,25 @@ def test_a_page_symlinked_from_outside_is_not_opened(site: Path) -> None:
     result, outside = checked(site, BASE)
     assert outside == []
     assert [f.url for f in result.findings if f.kind == "unlisted"] == []
+
+
+def test_a_huge_loc_is_one_short_line(site: Path) -> None:
+    (site / "sitemap.xml").write_text(urlset(BASE + "a" * 5_000_000))
+    result, _ = checked(site, BASE)
+    (line,) = [str(p) for p in result.problems]
+    assert line.endswith("is 5,000,020 characters; the protocol allows fewer than 2,048") and len(line) < 250
+
+
+def test_entries_past_the_limit_are_counted_and_problems_capped(site: Path, monkeypatch) -> None:
+    """60,000 empty <url/>: every one a problem, the first few shown, the rest
+    counted; entries past the 50,000 limit counted, not kept."""
+    from sitemapkit.audit import check
+
+    monkeypatch.setattr(check, "MAX_PROBLEMS_SHOWN", 5)
+    (site / "sitemap.xml").write_text(URLSET.format("<url/>\n" * 60_000))
+    result, _ = checked(site, BASE)
+    assert len(result.problems) == 6
+    # 50,001 entries kept (one past the limit shows it), each without a loc, and
+    # the limit's own problem: 50,002, of which 5 shown.
+    assert str(result.problems[-1]) == "sitemap.xml:0: 49,997 more problems in this file (not shown)"
+    assert "60,000 problems" not in result.summary() and "6 problems" in result.summary()
