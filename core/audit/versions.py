@@ -100,6 +100,13 @@ def find_versions(root: Path, names: list[str] | None = None) -> list[Version]:
         if not names or any(not n or "/" in n or n in (".", "..") for n in names):
             raise ConfigError("versions", f"{','.join(names)!r} must name version folders, comma-separated")
         aliases = {v.name: v.aliases for v in from_json or []}
+        alias_of = {alias: v.name for v in from_json or [] for alias in v.aliases}
+        for n in names:
+            if n in alias_of and n not in aliases:
+                # Its folder serves another version's pages again (copy, symlink).
+                raise ConfigError(
+                    "versions", f"{n!r} is an alias of {alias_of[n]!r} ({VERSIONS_JSON}); name versions, not aliases"
+                )
         versions = [Version(n, aliases.get(n, ())) for n in names]
         where = "--versions"
     elif from_json is not None:
@@ -311,6 +318,7 @@ def plan_root(
     scope = Scope(base_url)
     folder = SiteFolder(root)
     by_name = {name: v for v in versions for name in (v.name, *v.aliases)}
+    declared = None
     if canonical is not None:
         if canonical not in by_name:
             known = ", ".join(sorted(by_name))
@@ -329,6 +337,15 @@ def plan_root(
             )
         chosen, why = newest[0].name, "the newest release"
     plan = RootPlan(versions, by_name[chosen], chosen, why)
+    if all_versions and declared is not None:
+        # Every other version's pages name the canonical one's as their canonical:
+        # an index of all their sitemaps lists duplicates crawlers drop, and the
+        # audit reports each as an error.
+        raise ConfigError(
+            "all_versions",
+            f"the pages' canonical links name {declared}/ (mike's canonical_version), so the other versions' "
+            f"URLs are duplicates; leave --all-versions out to list the pages of {declared}",
+        )
     if all_versions:
         for version in sorted(versions, key=lambda v: v.name):
             plan.sitemaps.extend(_version_sitemaps(folder, scope, f"{version.name}/{VERSION_SITEMAP}"))

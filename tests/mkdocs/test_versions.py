@@ -254,6 +254,12 @@ def test_odd_inputs_are_one_line_and_nothing_written(deployed, tmp_path):
         return lines[0]
 
     assert "--canonical: '3.0' names no version or alias" in refused("--canonical", "3.0")
+    # An alias is another version's pages again; canonical_version makes every
+    # other version's URLs duplicates of the canonical one's.
+    assert "--versions: 'latest' is an alias of '2.0' (versions.json)" in refused("--versions", "1.0,2.0,latest")
+    assert "--all-versions: the pages' canonical links name latest/ (mike's canonical_version)" in refused(
+        "--all-versions"
+    )
     assert "is a version folder itself" in refused(root=root / "2.0")
     (root / "1.1" / "sitemap.xml").rename(root / "1.1" / "moved.xml")
     assert "version '1.1' (versions.json) has no sitemap.xml" in refused()
