@@ -66,12 +66,16 @@ MIKE_VERSION_VARIABLE = "MIKE_DOCS_VERSION"
 
 
 def _config_option(spec: OptionSpec) -> c.BaseConfigOption:
-    """MkDocs' type check for one option. Unset (``None``) means the core's default,
-    and the core checks the values, so the defaults and the rules live in one place
-    (``sitemapkit.Options``) for every adapter."""
-    if spec.kind is tuple:
-        return c.ListOfItems(c.Type(str), default=[])
-    return c.Optional(c.Type((int, float) if spec.kind is float else spec.kind))
+    """One option in MkDocs' schema, of any value: unset (``None``) means the
+    core's default, and the core checks types and values alike (see
+    :meth:`SitemapkitPlugin.load_config`), so the defaults, the rules and their
+    wording live in one place (``sitemapkit.Options``) for every adapter."""
+    return c.Optional(c.Type(object))
+
+
+# Where mkdocs.yml's options are checked, before site_url is known: a base URL
+# no site has, never written anywhere.
+_CHECK_BASE_URL = "https://example.invalid/"
 
 
 # The core's options, under the core's names, made from their one declaration: a
@@ -111,7 +115,22 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         for key in unknown:
             errors.append((key, base.ValidationError(unknown_option(str(key), base_url_from="site_url").problem)))
         warnings = [w for w in warnings if not (isinstance(w, tuple) and w[0] in unknown)]
+        if not errors:
+            # Every value checked by the core now, so that a wrong type, range or
+            # choice is reported as a misspelled name is: in MkDocs' own form,
+            # "Aborted with a configuration error!".
+            settings = self._settings()
+            if config_file_path:
+                settings = beside_config_file(settings, os.path.dirname(config_file_path))
+            try:
+                Options.from_mapping(settings, base_url=_CHECK_BASE_URL)
+            except ConfigError as error:
+                errors.append((error.option, base.ValidationError(error.problem)))
         return errors, warnings
+
+    def _settings(self) -> dict[str, Any]:
+        """The options mkdocs.yml sets (unset ones take the core's defaults)."""
+        return {name: self.config[name] for name, _ in self.config_scheme if self.config[name] is not None}
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         # MkDocs' sitemap.xml gives every page the build date as lastmod; ours replaces
@@ -128,11 +147,7 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):
         if why is not None:
             log.warning(why)
             return config
-        settings = {
-            name: self.config[name]
-            for name, _ in self.config_scheme
-            if self.config[name] is not None and self.config[name] != []
-        }
+        settings = self._settings()
         # A folder in mkdocs.yml is relative to mkdocs.yml, as MkDocs' own paths are.
         if config.config_file_path:
             settings = beside_config_file(settings, os.path.dirname(config.config_file_path))

@@ -37,13 +37,13 @@ def test_fixture_builds_under_strict_without_warnings(project):
 @pytest.mark.parametrize(
     ("options", "named"),
     [
-        # MkDocs checks the type when it loads mkdocs.yml ...
-        ({"max_bytes": "lots"}, "Plugin 'sitemapkit' option 'max_bytes'"),
-        ({"exclude": "drafts/*"}, "Plugin 'sitemapkit' option 'exclude'"),
-        # ... and the core checks the value, named as the user wrote it.
-        ({"max_bytes": 100}, "plugins.sitemapkit.max_bytes: 100"),
-        ({"lastmod": "sometimes"}, "plugins.sitemapkit.lastmod: 'sometimes'"),
-        ({"filename": "../sitemap.xml"}, "plugins.sitemapkit.filename:"),
+        # The core checks types and values alike, when MkDocs loads mkdocs.yml:
+        # one form for every bad option, MkDocs' own, as for a misspelled name.
+        ({"max_bytes": "lots"}, "Plugin 'sitemapkit' option 'max_bytes': 'lots' must be a whole number"),
+        ({"exclude": "drafts/*"}, "Plugin 'sitemapkit' option 'exclude': 'drafts/*' is not a list of glob patterns"),
+        ({"max_bytes": 100}, "Plugin 'sitemapkit' option 'max_bytes': 100 must be a whole number"),
+        ({"lastmod": "sometimes"}, "Plugin 'sitemapkit' option 'lastmod': 'sometimes' is not one of"),
+        ({"filename": "../sitemap.xml"}, "Plugin 'sitemapkit' option 'filename': '../sitemap.xml' must be a plain"),
     ],
     ids=["type", "list", "range", "choice", "filename"],
 )
@@ -51,7 +51,8 @@ def test_bad_option_names_it_and_writes_nothing(project, options, named):
     project.configure(sitemapkit=options)
     result = project.cli("build")
     assert result.returncode != 0
-    assert named in result.stderr
+    assert f"Config value 'plugins': {named}" in result.stderr
+    assert "Aborted with a configuration error!" in result.stdout + result.stderr
     assert "Traceback" not in result.stderr
     assert not project.site.exists()
 

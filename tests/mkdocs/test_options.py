@@ -96,7 +96,7 @@ def test_a_missing_stylesheet_template_folder_names_the_option(project):
     project.configure(sitemapkit={"stylesheet": True, "stylesheet_template": "no_such_folder"})
     result = project.cli("build")
     assert result.returncode != 0
-    assert "plugins.sitemapkit.stylesheet_template:" in result.stderr
+    assert "Plugin 'sitemapkit' option 'stylesheet_template':" in result.stderr
     assert "is not a folder" in result.stderr
     assert not (project.site / "sitemap.xml").exists()
 
