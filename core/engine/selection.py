@@ -214,8 +214,8 @@ def _serves(output_dir: Path, scope: Scope, url: str) -> bool | None:
 
 def _other_builder_form(output: Path | str, loc: str, target: str) -> bool:
     """Whether ``target`` is the page at ``loc`` written in the other URL form of
-    generators that build either (``guide/install/`` and ``guide/install.html``),
-    and the site has no file at ``target``: then the generator named the page
+    generators that build either (``guide/install/`` and ``guide/install.html``;
+    ``contact`` for ``contact.html``), and the site has no file at ``target``: then the generator named the page
     itself (Sphinx 7.4 and 8.0 ``dirhtml`` write ``.../install.html`` as the
     canonical of ``.../install/``). Where both files exist they are two pages.
     """
@@ -230,6 +230,11 @@ def _other_builder_form(output: Path | str, loc: str, target: str) -> bool:
         other_file = output.parent.with_name(output.parent.name + ".html")
     elif page_path.endswith(".html") and target_path == page_path[: -len(".html")] + "/":
         other_file = output.with_suffix("") / INDEX_FILE
+    elif page_path.endswith(".html") and target_path == page_path[: -len(".html")]:
+        # .../contact for .../contact.html (Jekyll's "permalink: /contact"): a
+        # static host serves the page there when no file comes before it in
+        # files_serving("contact"): "contact" itself.
+        return not output.with_suffix("").exists()
     else:
         return False
     return not other_file.exists()

@@ -72,3 +72,15 @@ def test_a_configuration_of_another_name_is_read_as_jekylls(built):
     done = run_sitemapkit("build", "--config", "_config_dev.yml", cwd=built)
     assert done.returncode == 0, done.stderr
     assert set(sitemap_entries(built / "_site")) == set(read_theirs(built / "theirs.xml")) | {BASE + "unreadable.html"}
+
+
+def test_a_page_whose_canonical_drops_html_is_listed_in_a_folder_build(built):
+    """``permalink: /contact`` (poole/lanyon): Jekyll writes contact.html, whose
+    canonical link names /contact, which static hosts serve from that very file.
+    A folder build (no --config) lists it, as jekyll-sitemap does."""
+    assert (built / "_site" / "contact.html").is_file()
+    assert BASE + "contact" in read_theirs(built / "theirs.xml")
+    done = run_sitemapkit("build", "_site", "--base-url", BASE, "--verbose", cwd=built)
+    assert done.returncode == 0, done.stderr
+    assert "contact" not in "".join(line for line in done.stdout.splitlines() if line.startswith("excluded"))
+    assert BASE + "contact.html" in sitemap_entries(built / "_site")
