@@ -232,10 +232,11 @@ def _build_project(args: argparse.Namespace) -> int:
                 print(XML_COMPANION_NOTE)
             # Under another name than the generator's own, ours would leave its
             # sitemap.xml (and .gz) published, stale from this build on.
-            publish.remove_files(site_dir, [name for name in project.GENERATOR_SITEMAPS if name not in written])
+            theirs = project.generator_sitemaps(site)
+            publish.remove_files(site_dir, [name for name in theirs if name not in written])
             for below in project.generator_sitemap_folders(site):
                 # Hugo's per-language sitemaps, which the one written here replaces.
-                publish.remove_files(site_dir / below, project.GENERATOR_SITEMAPS)
+                publish.remove_files(site_dir / below, theirs)
         # Each site of a multihost project says which folder it is.
         _show(
             report, options, report.summary().replace("sitemapkit: ", f"sitemapkit: {folder}/: ", 1) if folder else None

@@ -49,7 +49,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..protocol.errors import SitemapkitError
+from ..protocol.errors import ConfigError, SitemapkitError
 from ..protocol.hostsettings import HUGO_SETTINGS, project_options
 from ..protocol.model import Options, Page
 from ..protocol.patterns import deferred
@@ -134,6 +134,9 @@ class HugoConfig:
     unread: tuple[str, ...] = ()
     #: The site configuration's own ``cascade`` entries (see _cascade_entries).
     cascade: tuple[dict[str, Any], ...] = ()
+    #: ``[sitemap] filename``: the name Hugo writes its sitemap (and each
+    #: language's) under, which ours takes unless ``--filename`` names another.
+    sitemap_filename: str = "sitemap.xml"
 
     def setting(self, name: str) -> str:
         return f"{self.config_file.name}: {name}"
@@ -290,6 +293,9 @@ def read_project_config(path: Path | str) -> HugoConfig:
             timezone = zoneinfo.ZoneInfo(zone_name)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             raise SitemapkitError(f"{named('timeZone')}: {zone_name!r} is not a time zone") from None
+    sitemap = settings.get("sitemap") or {}
+    if not isinstance(sitemap, dict):
+        raise SitemapkitError(f"{named('sitemap')}: must be a table (filename, changefreq, priority)")
     unread = []
     theme = settings.get("theme")
     if theme is not None and not isinstance(theme, str) and not _is_list_of(theme, str):
@@ -331,6 +337,7 @@ def read_project_config(path: Path | str) -> HugoConfig:
         lastmod_order=_order(frontmatter.get("lastmod"), DEFAULT_LASTMOD_ORDER, named("frontmatter.lastmod")),
         unread=tuple(unread),
         cascade=_cascade_entries(settings.get("cascade"), named("cascade")),
+        sitemap_filename=text("filename", "sitemap.xml", sitemap, "sitemap.filename") or "sitemap.xml",
     )
 
 
@@ -354,12 +361,25 @@ def _order(value: Any, default: tuple[str, ...], setting: str) -> tuple[str, ...
 
 
 def options_for(config: HugoConfig, base_url: str | None, flags: dict[str, Any]) -> Options:
-    """The options of a run: ``baseURL`` (``--base-url`` wins), then the command's flags."""
+    """The options of a run: ``baseURL`` (``--base-url`` wins), then the command's
+    flags; the entry point under ``[sitemap] filename`` unless ``--filename`` is given.
+    (``changefreq`` and ``priority`` are not written: crawlers ignore them.)"""
     if base_url and config.multihost:
         raise SitemapkitError(
             f"--base-url: the languages of {config.config_file.name} have a baseURL each; set those instead"
         )
-    return project_options(config.config_file.name, HUGO_SETTINGS, config.base_url, base_url, flags)
+    options = project_options(config.config_file.name, HUGO_SETTINGS, config.base_url, base_url, flags)
+    if "filename" in flags or config.sitemap_filename == options.filename:
+        return options
+    try:
+        return dataclasses.replace(options, filename=config.sitemap_filename)
+    except ConfigError as error:
+        raise SitemapkitError(f"{config.setting('sitemap.filename')}: {error.problem}") from None
+
+
+def generator_sitemaps(config: HugoConfig) -> tuple[str, ...]:
+    """The files Hugo writes its sitemaps as, which ours replaces."""
+    return (config.sitemap_filename,)
 
 
 def sites(config: HugoConfig) -> list[tuple[HugoConfig, str]]:

@@ -249,6 +249,11 @@ def sites(config: JekyllConfig) -> list[tuple[JekyllConfig, str]]:
     return [(config, "")]
 
 
+def generator_sitemaps(config: JekyllConfig) -> tuple[str, ...]:
+    """The files the generator writes its sitemap as, which ours replaces."""
+    return GENERATOR_SITEMAPS
+
+
 def generator_sitemap_folders(config: JekyllConfig) -> tuple[str, ...]:
     return ()
 

@@ -263,6 +263,11 @@ def sites(config: ProjectConfig) -> list[tuple[ProjectConfig, str]]:
     return [(config, "")]
 
 
+def generator_sitemaps(config: ProjectConfig) -> tuple[str, ...]:
+    """The files the generator writes its sitemap as, which ours replaces."""
+    return GENERATOR_SITEMAPS
+
+
 def generator_sitemap_folders(config: ProjectConfig) -> tuple[str, ...]:
     """The folders below the site besides its root where the generator writes
     :data:`GENERATOR_SITEMAPS`: none."""

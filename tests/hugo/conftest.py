@@ -59,11 +59,11 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def hugo_sitemap(public: Path) -> dict[str, str | None]:
+def hugo_sitemap(public: Path, filename: str = "sitemap.xml") -> dict[str, str | None]:
     """Every URL Hugo's own sitemaps list (its root sitemapindex and the language
     sitemaps it points at) -> its lastmod."""
     found: dict[str, str | None] = {}
-    todo = [public / "sitemap.xml"]
+    todo = [public / filename]
     while todo:
         root = etree.parse(str(todo.pop())).getroot()
         for loc in root.iterfind(f"{{{SITEMAP_NS}}}sitemap/{{{SITEMAP_NS}}}loc"):

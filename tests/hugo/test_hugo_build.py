@@ -89,6 +89,26 @@ def test_a_cascade_in_the_site_configuration(project):
     assert BASE + "notes/second-note/" not in ours and BASE + "notes/" in ours
 
 
+def test_hugos_sitemap_filename_is_the_name_ours_takes(project):
+    """``[sitemap] filename``: ours is written under that name, Hugo's there and in
+    each language's folder replaced, none left stale; ``--filename`` still wins."""
+    _prepend(project / "hugo.toml", 'sitemap = { filename = "sitemap-main.xml", changefreq = "monthly" }\n')
+    run_hugo(project)
+    theirs = hugo_sitemap(project / "public", "sitemap-main.xml")
+    assert (project / "public" / "fr" / "sitemap-main.xml").is_file()
+    done = run_sitemapkit("build", "--config", "hugo.toml", cwd=project)
+    assert done.returncode == 0, done.stderr
+    ours = {loc: entry["lastmod"] for loc, entry in sitemap_entries(project / "public", "sitemap-main.xml").items()}
+    assert_as_hugo(theirs, ours)
+    assert not (project / "public" / "sitemap.xml").exists()
+    assert not list((project / "public").glob("*/sitemap-main.xml"))
+    assert b"<changefreq>" not in (project / "public" / "sitemap-main.xml").read_bytes()
+    assert "Sitemap: https://example.org/sitemap-main.xml" in (project / "public" / "robots.txt").read_text()
+    done = run_sitemapkit("build", "--config", "hugo.toml", "--filename", "map.xml", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert (project / "public" / "map.xml").is_file() and not (project / "public" / "sitemap-main.xml").exists()
+
+
 def test_no_page_undated_that_hugo_dates(project):
     theirs, ours, _ = build_both(project)
     assert [loc for loc, date in theirs.items() if date and not ours[loc]] == []
