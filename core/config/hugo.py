@@ -104,6 +104,8 @@ class Language:
     base_url: str | None
     #: The path below the output folder its pages are published in ("" or "fr/").
     prefix: str
+    #: Its own ``taxonomies`` (singular -> plural), when it sets them; else the site's.
+    taxonomies: dict[str, str] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -261,12 +263,16 @@ def read_project_config(path: Path | str) -> HugoConfig:
             prefix = code + "/"
         else:
             prefix = ""
+        own_taxonomies = table.get("taxonomies")
         languages.append(
             Language(
                 code=code,
                 content_dirs=(root / own_dir,) if own_dir else (content_dir,),
                 base_url=language_url,
                 prefix=prefix,
+                taxonomies=None
+                if own_taxonomies is None
+                else _taxonomy_table(own_taxonomies, named(f"languages.{code}.taxonomies")),
             )
         )
     ugly = settings.get("uglyurls", False)
@@ -274,9 +280,7 @@ def read_project_config(path: Path | str) -> HugoConfig:
         ugly = {str(section): bool(value) for section, value in ugly.items()}
     elif not isinstance(ugly, bool):
         raise SitemapkitError(f"{named('uglyURLs')}: {ugly!r} must be true, false or a table of sections")
-    taxonomies = settings.get("taxonomies", DEFAULT_TAXONOMIES)
-    if not isinstance(taxonomies, dict) or not all(isinstance(v, str) for v in taxonomies.values()):
-        raise SitemapkitError(f"{named('taxonomies')}: must be a table of singular = plural names")
+    taxonomies = _taxonomy_table(settings.get("taxonomies", DEFAULT_TAXONOMIES), named("taxonomies"))
     pagination = settings.get("pagination") or {}
     pagination_path = (pagination.get("path") if isinstance(pagination, dict) else None) or settings.get(
         "paginatepath", "page"
@@ -329,7 +333,7 @@ def read_project_config(path: Path | str) -> HugoConfig:
         language_codes=tuple(codes),
         ugly_urls=ugly,
         disable_path_to_lower=flag("disablePathToLower", False),
-        taxonomies={str(k): v.lower() for k, v in taxonomies.items()},
+        taxonomies=taxonomies,
         pagination_path=str(pagination_path).strip("/") or "page",
         enable_git_info=flag("enableGitInfo", False),
         timezone=timezone,
@@ -339,6 +343,18 @@ def read_project_config(path: Path | str) -> HugoConfig:
         cascade=_cascade_entries(settings.get("cascade"), named("cascade")),
         sitemap_filename=text("filename", "sitemap.xml", sitemap, "sitemap.filename") or "sitemap.xml",
     )
+
+
+def _taxonomy_table(value: Any, setting: str) -> dict[str, str]:
+    """``taxonomies`` (the site's or a language's): singular -> plural, the plural lower-cased."""
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise SitemapkitError(f"{setting}: must be a table of singular = plural names")
+    return {str(k): v.lower() for k, v in value.items()}
+
+
+def _taxonomies(config: HugoConfig, language: Language) -> dict[str, str]:
+    """The taxonomies of ``language``'s pages: its own, else the site's."""
+    return config.taxonomies if language.taxonomies is None else language.taxonomies
 
 
 def _weight(table: Any) -> int:
@@ -717,8 +733,9 @@ def _date_lists(
     lists: dict[str, set[str]] = {}  # relative output -> members' locs
     for language in config.languages:
         built = [s for s in by_output.values() if s.language == language.code]
-        lists.update(_section_members(config, language.prefix, built, loc_of))
-        lists.update(_taxonomy_members(config, language.prefix, built, loc_of))
+        taxonomies = _taxonomies(config, language)
+        lists.update(_section_members(config, language.prefix, built, loc_of, taxonomies))
+        lists.update(_taxonomy_members(config, language.prefix, built, loc_of, taxonomies))
     for relative, members in lists.items():
         undated_by_hugo = relative not in by_output or not by_output[relative].dated
         if members and relative in found and undated_by_hugo:
@@ -743,13 +760,13 @@ def _date_lists(
 
 
 def _section_members(
-    config: HugoConfig, prefix: str, built: list[_Source], loc_of: dict[int, str]
+    config: HugoConfig, prefix: str, built: list[_Source], loc_of: dict[int, str], taxonomies: dict[str, str]
 ) -> dict[str, set[str]]:
     """The home and section pages of one language (by their output) -> the locs
     whose newest date is theirs: a section's pages, and its subsections (a
     subsection Hugo dates by its own _index.md counts by it, any other by what it
     holds in turn)."""
-    taxonomy_folders = set(config.taxonomies.values())
+    taxonomy_folders = set(taxonomies.values())
     lists_here = {s.logical: s for s in built if s.kind == "list" and s.logical.split("/")[0] not in taxonomy_folders}
     # Sections: the home (""), each top-level folder of a page, each folder with
     # an _index.md (Hugo: a nested folder is a section only with one).
@@ -789,12 +806,12 @@ def _section_members(
 
 
 def _taxonomy_members(
-    config: HugoConfig, prefix: str, built: list[_Source], loc_of: dict[int, str]
+    config: HugoConfig, prefix: str, built: list[_Source], loc_of: dict[int, str], taxonomies: dict[str, str]
 ) -> dict[str, set[str]]:
     """The taxonomy and term pages of one language (by their output) -> the
-    locs of the pages they list."""
+    locs of the pages they list (``taxonomies``: that language's)."""
     members: dict[str, set[str]] = {}
-    for plural in config.taxonomies.values():
+    for plural in taxonomies.values():
         every: set[str] = set()
         for source in built:
             values = source.meta.get(plural)
