@@ -51,7 +51,7 @@ from typing import Any
 
 from ..protocol.errors import ConfigError, SitemapkitError
 from ..protocol.hostsettings import HUGO_SETTINGS, project_options
-from ..protocol.model import Options, Page
+from ..protocol.model import Options, Page, is_error_page
 from ..protocol.patterns import deferred
 from ..site.dataformats import load_json, load_toml, load_yaml
 from ..site.frontmatter import read_front_matter_document
@@ -106,6 +106,9 @@ class Language:
     prefix: str
     #: Its own ``taxonomies`` (singular -> plural), when it sets them; else the site's.
     taxonomies: dict[str, str] | None = None
+    #: The hreflang of its pages: its ``languageCode``, else its key (as Hugo's
+    #: sitemap writes ``.Language.LanguageCode``).
+    hreflang: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -264,9 +267,12 @@ def read_project_config(path: Path | str) -> HugoConfig:
         else:
             prefix = ""
         own_taxonomies = table.get("taxonomies")
+        site_code = text("languageCode", None) if code == default_language else None
+        language_code = text("languageCode", None, table, f"languages.{code}.languageCode") or site_code or code
         languages.append(
             Language(
                 code=code,
+                hreflang=language_code,
                 content_dirs=(root / own_dir,) if own_dir else (content_dir,),
                 base_url=language_url,
                 prefix=prefix,
@@ -350,6 +356,10 @@ def _taxonomy_table(value: Any, setting: str) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
         raise SitemapkitError(f"{setting}: must be a table of singular = plural names")
     return {str(k): v.lower() for k, v in value.items()}
+
+
+def _language(config: HugoConfig, code: str) -> Language:
+    return next(language for language in config.languages if language.code == code)
 
 
 def _taxonomies(config: HugoConfig, language: Language) -> dict[str, str]:
@@ -483,9 +493,33 @@ def project_pages(config: HugoConfig, built: Iterable[Page], site_dir: Path) -> 
             # With uglyURLs every page Hugo writes is served at its file's name,
             # lists too (posts/index.html): the URL its permalinks and sitemap give.
             page = dataclasses.replace(page, loc=Page.from_path(relative).loc)
-        pages[relative] = page if mapped is None else _sourced_page(config, page, mapped)
+        if mapped is not None:
+            page = _sourced_page(config, page, mapped)
+        elif len(config.languages) > 1:
+            page = _unsourced_translation(config, page, relative)
+        pages[relative] = page
     _date_lists(config, pages, found, by_output)
     return list(pages.values())
+
+
+def _unsourced_translation(config: HugoConfig, page: Page, relative: str) -> Page:
+    """A list page without an ``_index`` of its own (a section, a taxonomy, a
+    term), in its language: Hugo makes the lists of one path in every language
+    translations of each other, as a section's ``_index.md`` makes them
+    (``list:PATH``, the key of a sourced list page)."""
+    folder, _, name = relative.rpartition("/")
+    if name != "index.html" or is_error_page(relative):
+        return page
+    language = next((lang for lang in config.languages if lang.prefix and relative.startswith(lang.prefix)), None)
+    if language is None:
+        language = next((lang for lang in config.languages if not lang.prefix), None)
+    if language is None:
+        return page  # outside every language's folder (the root's redirect to one)
+    logical = folder[len(language.prefix) :] if language.prefix else folder
+    last = logical.rsplit("/", 2)
+    if len(last) >= 2 and last[-2] == config.pagination_path and last[-1].isdigit():
+        return page  # a pagination page: Hugo lists none, nor its translations
+    return dataclasses.replace(page, hreflang=language.hreflang, translation_key=f"list:{logical}")
 
 
 def _content_sources(config: HugoConfig) -> list[_Source]:
@@ -539,7 +573,7 @@ def _content_sources(config: HugoConfig) -> list[_Source]:
                 path_in_site="",
                 kind=kind,
                 meta=meta,
-                translation_key=str(key) if key else f"{kind}:{logical}",
+                translation_key=str(key) if key else f"{kind}:{_lower(config, logical)}",
                 logical=logical,
             )
             source.path_in_site, source.outputs = _outputs(config, source, logical, prefix_of[language])
@@ -685,7 +719,7 @@ def _sourced_page(config: HugoConfig, page: Page, source: _Source) -> Page:
         source=source.path if use_source else None,
         listed=listed,
         exclude_reason=reason,
-        hreflang=source.language if len(config.languages) > 1 else page.hreflang,
+        hreflang=_language(config, source.language).hreflang if len(config.languages) > 1 else page.hreflang,
         translation_key=source.translation_key if len(config.languages) > 1 else page.translation_key,
     )
 

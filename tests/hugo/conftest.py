@@ -14,6 +14,8 @@ from lxml import etree
 
 from conftest import FIXTURES, SITEMAP_NS, git
 
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+
 #: The first content commit; each content file is committed a day after the one before.
 FIRST_COMMIT = dt.datetime(2021, 1, 2, tzinfo=dt.timezone.utc)
 
@@ -57,6 +59,21 @@ def project(tmp_path: Path) -> Path:
     shutil.copytree(FIXTURES / "hugo", root)
     commit_each(root)
     return root
+
+
+def hugo_alternates(public: Path) -> dict[str, set[tuple[str, str]]]:
+    """Every URL Hugo's own sitemaps give alternates -> its (hreflang, href) pairs."""
+    found: dict[str, set[tuple[str, str]]] = {}
+    todo = [public / "sitemap.xml"]
+    while todo:
+        root = etree.parse(str(todo.pop())).getroot()
+        for loc in root.iterfind(f"{{{SITEMAP_NS}}}sitemap/{{{SITEMAP_NS}}}loc"):
+            todo.append(public / loc.text.split("/", 3)[3])
+        for url in root.iterfind(f"{{{SITEMAP_NS}}}url"):
+            links = {(a.get("hreflang"), a.get("href")) for a in url.iterfind(f"{{{XHTML_NS}}}link")}
+            if links:
+                found[url.findtext(f"{{{SITEMAP_NS}}}loc")] = links
+    return found
 
 
 def hugo_sitemap(public: Path, filename: str = "sitemap.xml") -> dict[str, str | None]:

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from conftest import assert_valid, git, run_sitemapkit, sitemap_entries
-from hugo.conftest import FIRST_COMMIT, hugo_sitemap, run_hugo
+from hugo.conftest import FIRST_COMMIT, hugo_alternates, hugo_sitemap, run_hugo
 from sitemapkit.protocol.dates import lastmod_instant
 
 BASE = "https://example.org/"
@@ -107,6 +107,19 @@ def test_hugos_sitemap_filename_is_the_name_ours_takes(project):
     done = run_sitemapkit("build", "--config", "hugo.toml", "--filename", "map.xml", cwd=project)
     assert done.returncode == 0, done.stderr
     assert (project / "public" / "map.xml").is_file() and not (project / "public" / "sitemap-main.xml").exists()
+
+
+def test_the_alternates_of_hugos_sitemap(project):
+    """Every translated page's hreflang alternates, as Hugo's sitemap gives them:
+    pages, sections with or without an _index.md in each language, taxonomies
+    and terms; the hreflang is a language's languageCode (fr-FR), else its key."""
+    run_hugo(project)
+    theirs = hugo_alternates(project / "public")
+    assert len(theirs) == 18 and ("fr-FR", BASE + "fr/tags/alpha/") in theirs[BASE + "tags/alpha/"]
+    done = run_sitemapkit("build", "--config", "hugo.toml", cwd=project)
+    assert done.returncode == 0, done.stderr
+    ours = hugo_alternates(project / "public")
+    assert ours == theirs
 
 
 def test_no_page_undated_that_hugo_dates(project):
