@@ -476,7 +476,8 @@ def _find_repo(start: str) -> _Repo | None:
 
 def history_span(folder: str) -> tuple[float, float] | None:
     """When the history of the git repository holding ``folder`` began and when
-    it last changed (the committer times of its oldest root commit and of HEAD,
+    it last changed (the committer times of its oldest root commit, on any
+    branch, and of HEAD,
     POSIX seconds), or None where git is missing, there is no repository or no
     commit, or the clone is shallow (its oldest commit is where the clone was
     cut, not where the site began)."""
@@ -486,7 +487,8 @@ def history_span(folder: str) -> tuple[float, float] | None:
         repo = _find_repo(folder)
         if repo is None or repo.shallow_commits is not None:
             return None
-        roots = _run_git(["log", "--max-parents=0", "--format=%ct", "HEAD"], folder).split()
+        # Every branch: mike's gh-pages, an orphan, begins at the first deploy.
+        roots = _run_git(["log", "--max-parents=0", "--format=%ct", "--all"], folder).split()
         head = _run_git(["log", "-1", "--format=%ct", "HEAD"], folder).split()
     except (_GitRefused, OSError):
         return None

@@ -103,6 +103,24 @@ def test_before_history_only_where_git_is(tmp_path: Path) -> None:
     assert [f.url for f in check_site(site, BASE).findings if f.kind == "before-history"] == [BASE + "copy.html"]
 
 
+def test_before_history_counts_every_branch_of_the_repository(tmp_path: Path) -> None:
+    """mike's gh-pages is a branch of its own (an orphan), first committed at the
+    first deploy; the pages' dates come from the sources on main, older. The
+    history the site began with is the repository's, every branch's."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "source.md").write_text("the sources\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "sources", when=dt.datetime(2018, 6, 1, tzinfo=dt.timezone.utc))
+    git(tmp_path, "checkout", "-q", "--orphan", "gh-pages")
+    git(tmp_path, "rm", "-q", "-r", "--cached", ".")
+    (tmp_path / "source.md").unlink()
+    site = make_site(tmp_path)
+    git(tmp_path, "add", "site")
+    git(tmp_path, "commit", "-q", "-m", "deploy", when=FIRST_COMMIT)
+    # copy.html's 2019 lastmod is older than gh-pages, not than the repository.
+    assert [f.url for f in check_site(site, BASE).findings if f.kind == "before-history"] == []
+
+
 def test_one_batch_of_lastmods_is_the_build_clock(tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()
