@@ -285,8 +285,10 @@ def project_pages(config: JekyllConfig, built: Iterable[Page], site_dir: Path) -
         if mapped is None:
             copied = config.source / relative
             if copied.is_file() and not _front_matter_opens(copied):
-                # A static file, copied as it is: its source is itself.
-                page = dataclasses.replace(page, source=copied)
+                # A static file, copied as it is: its source is itself; a
+                # default's sitemap: false leaves it out (jekyll-sitemap reads it).
+                listed = _defaults(config, relative, None).get("sitemap") is not False
+                page = dataclasses.replace(page, source=copied, listed=listed)
             pages.append(page)
             continue
         meta = mapped.meta
@@ -370,8 +372,10 @@ def _documents(config: JekyllConfig) -> list[_Document]:
     return documents
 
 
-def _meta(config: JekyllConfig, path: Path, relative: str, kind: str) -> dict[str, Any]:
-    """The front matter over the ``defaults`` that apply (later ones win, the file wins)."""
+def _defaults(config: JekyllConfig, relative: str, kind: str | None) -> dict[str, Any]:
+    """The ``defaults`` values that apply to ``relative`` (later ones win). A
+    static file has no ``kind``: only defaults without a ``type`` reach it, as
+    Jekyll's StaticFile#data reads them."""
     values: dict[str, Any] = {}
     for scope_path, scope_type, defaults in config.defaults:
         scope_path = scope_path.strip("/")
@@ -380,6 +384,12 @@ def _meta(config: JekyllConfig, path: Path, relative: str, kind: str) -> dict[st
             in_path = fnmatch.fnmatchcase(relative, scope_path + "*")
         if in_path and (scope_type is None or scope_type == kind):
             values.update(defaults)
+    return values
+
+
+def _meta(config: JekyllConfig, path: Path, relative: str, kind: str) -> dict[str, Any]:
+    """The front matter over the ``defaults`` that apply (the file wins)."""
+    values = _defaults(config, relative, kind)
     shown = path.relative_to(config.config_file.resolve().parent).as_posix() if path.is_absolute() else str(path)
     values.update(read_front_matter_document(path, shown))
     return values

@@ -48,7 +48,14 @@ def test_posts_matched_to_their_sources_as_jekyll_writes_them(built):
     # sitemap: false on posts and documents whose URLs follow collections.posts
     # .permalink, the site's zone (the 5th in Berlin is the 4th in New York) and
     # Jekyll's slugs (Café-Night, my-project).
-    for url in ("news/2024/05/04/late/", "news/2024/Caf%C3%A9-Night/", "news/2024/hidden/", "projects/my-project/"):
+    # And a static file under a default's sitemap: false (legacy/old.html).
+    for url in (
+        "news/2024/05/04/late/",
+        "news/2024/Caf%C3%A9-Night/",
+        "news/2024/hidden/",
+        "projects/my-project/",
+        "legacy/old.html",
+    ):
         assert f"excluded (metadata): {BASE}{url}\n" in done.stdout
     # Each post's date as Jekyll read it: jekyllrb.com's "18:30:22 2023 -0800"
     # in the site's zone (Ruby passes the -0800 over), "10:00:00 UTC", and
