@@ -62,7 +62,14 @@ from ..site.folder import file_prefix, folder_page, page_file, walk_pages
 from ..site.htmlcheck import HeadFacts
 from ..site.lastmod import file_times_notice, git_installed, git_leaves_to_file_times, one_batch, trusted_file_time
 from .pages import allowed_images, build_pages, chrome_images, write_sitemaps
-from .selection import NOTHING_SAID, HeadVerdict, broken_canonicals_notice, build_context, select_page
+from .selection import (
+    NOTHING_SAID,
+    HeadVerdict,
+    broken_canonicals_notice,
+    build_context,
+    check_base_against_canonicals,
+    select_page,
+)
 from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, Workers, pool_pays
 
 # Where each listed page's bytes split: "LOC\0" (its loc below the base folder,
@@ -397,6 +404,7 @@ def _build_folder(
     report.notices += [notice for _, notice in found.notices]
     if found.broken:
         found.broken.sort(key=lambda pair: pair[0])
+        check_base_against_canonicals([text for _, text in found.broken], scope)
         report.notices.append(broken_canonicals_notice([text for _, text in found.broken]))
     flat = one_batch(found.plausible)
     if flat or found.too_old_count:

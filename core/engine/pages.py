@@ -37,7 +37,15 @@ from ..site.htmlcheck import HeadFacts, check_built_page
 from . import workers
 from .alternates import group_alternates
 from .dating import date_pages
-from .selection import NOTHING_SAID, HeadVerdict, broken_canonicals_notice, build_context, head_verdict, select_page
+from .selection import (
+    NOTHING_SAID,
+    HeadVerdict,
+    broken_canonicals_notice,
+    build_context,
+    check_base_against_canonicals,
+    head_verdict,
+    select_page,
+)
 
 #: What was read of a build's pages before its loop: the verdicts of the heads
 #: that say something, by the page's index, and the output folder's HTML files
@@ -127,6 +135,7 @@ def build_pages(
     report.excluded.extend(_reasons_for_files_without_page(files_without_page, scope, options))
     del outputs
     if broken_canonicals:
+        check_base_against_canonicals(broken_canonicals, scope)
         report.notices.append(broken_canonicals_notice(broken_canonicals))
     lastmods = date_pages(kept, left_out, scoped, options, scope, report, heads, date_advice)
     group_alternates(kept, options, report, heads)

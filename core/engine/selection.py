@@ -17,7 +17,7 @@ import fnmatch
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ..protocol.errors import UrlError
+from ..protocol.errors import ConfigError, UrlError
 from ..protocol.model import Excluded, Notice, Options, Page, Report
 from ..protocol.robotsrules import RobotsRules
 from ..protocol.urls import INDEX_FILE, OutOfScope, Scope, comparable_url, file_spelling, files_serving
@@ -81,6 +81,38 @@ def head_verdict(
     if reason is None and declared is None:
         return NOTHING_SAID
     return reason, declared, None
+
+
+#: Pages whose canonical links, all shifted alike, show a wrong base URL: at
+#: least this many (a few broken links are a generator's quirk, not a wrong base).
+MOVED_BASE_MIN_PAGES = 3
+
+
+def check_base_against_canonicals(broken_canonicals: list[str], scope: Scope) -> None:
+    """Raise :class:`ConfigError` for ``base_url`` when nearly every page whose
+    canonical link names a page the site does not have (``loc -> target``) names
+    itself under one other base: ``--base-url https://example.org/`` for a site
+    published at ``https://example.org/docs/``, whose pages all say so. A sitemap
+    of such URLs would list what the host does not serve; the published one is
+    left as it is."""
+    if len(broken_canonicals) < MOVED_BASE_MIN_PAGES:
+        return
+    bases: dict[str, int] = {}
+    for text in broken_canonicals:
+        loc, _, target = text.partition(" -> ")
+        below = loc[len(scope.prefix) :] if loc.startswith(scope.prefix) else None
+        if below is not None and target.endswith(below) and "://" in target:
+            base = target[: len(target) - len(below)]
+            bases[base] = bases.get(base, 0) + 1
+    if not bases:
+        return
+    base, count = max(bases.items(), key=lambda item: item[1])
+    if base != scope.prefix and count * 10 >= len(broken_canonicals) * 9:
+        raise ConfigError(
+            "base_url",
+            f"{scope.prefix!r}: the canonical links of {count:,} pages name each page under {base} instead, "
+            "where this folder serves no page; set the base URL the site is published at (nothing was written)",
+        )
 
 
 def broken_canonicals_notice(broken_canonicals: list[str]) -> Notice:

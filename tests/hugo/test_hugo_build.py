@@ -122,6 +122,32 @@ def test_the_alternates_of_hugos_sitemap(project):
     assert ours == theirs
 
 
+def test_a_base_url_the_pages_contradict_is_one_line_and_nothing_written(project):
+    """``--base-url https://example.org/`` for a site Hugo built for
+    ``https://example.org/docs/``: every page's canonical link names itself
+    under /docs/, which this folder does not serve there. One line naming the
+    flag; the sitemap published before is left as it was."""
+    hugo_toml = project / "hugo.toml"
+    hugo_toml.write_text(
+        hugo_toml.read_text().replace('baseURL = "https://example.org/"', 'baseURL = "https://example.org/docs/"')
+    )
+    run_hugo(project)
+    done = run_sitemapkit("build", "--config", "hugo.toml", cwd=project)
+    assert done.returncode == 0, done.stderr
+    before = {name: (project / "public" / name).read_bytes() for name in ("sitemap.xml",)}
+    done = run_sitemapkit("build", "--config", "hugo.toml", "--base-url", BASE, cwd=project)
+    assert done.returncode == 2
+    assert (
+        done.stderr.startswith(f"sitemapkit: error: --base-url: '{BASE}': the canonical links of ")
+        and "name each page under https://example.org/docs/ instead" in done.stderr
+    )
+    assert done.stderr.count("\n") == 1
+    assert {name: (project / "public" / name).read_bytes() for name in before} == before
+    # The folder build the same.
+    done = run_sitemapkit("build", "public", "--base-url", BASE, cwd=project)
+    assert done.returncode == 2 and "https://example.org/docs/" in done.stderr
+
+
 def test_no_page_undated_that_hugo_dates(project):
     theirs, ours, _ = build_both(project)
     assert [loc for loc, date in theirs.items() if date and not ours[loc]] == []
