@@ -803,11 +803,14 @@ def audit_pages(site: SiteFolder, scope: Scope, robots_text: str, result: CheckR
     listed_files: set[str] = set()
     output_dir = Path(site.root)
 
+    # The dates each listed page's head declares, by loc (see _audit_lastmods).
+    heads: dict = {}
+
     def left_out(page: Page) -> tuple[str | None, Report, list[str]]:
         """The page's loc when the build's rules list it, what they said, and its
         canonical link when that names a page the site does not have."""
         report, broken = Report(), list[str]()
-        loc, keep, _ = select_page(page, scope, options, rules, report, {}, output_dir, broken)
+        loc, keep, _ = select_page(page, scope, options, rules, report, heads, output_dir, broken)
         return (loc if keep else None), report, broken
 
     for listed in result.listed:
@@ -859,7 +862,8 @@ def audit_pages(site: SiteFolder, scope: Scope, robots_text: str, result: CheckR
 
     # git is asked only when there is a lastmod to hold against its history.
     dated = any(listed.lastmod for listed in result.listed)
-    _audit_lastmods(result, scope, now, history_span(site.root) if dated else None)
+    declared = {loc: facts.modified for loc, facts in heads.items() if facts.modified}
+    _audit_lastmods(result, scope, now, history_span(site.root) if dated else None, declared)
 
 
 _SAYS = {
@@ -872,10 +876,29 @@ _SAYS = {
 }
 
 
-def _audit_lastmods(result: CheckResult, scope: Scope, now: float, history: tuple[float, float] | None) -> None:
+def _declared_by_page(instant, texts: tuple[str, ...]) -> bool:
+    """Whether one of the dates a page's head declares is ``instant``."""
+    for text in texts:
+        try:
+            if lastmod_instant(parse_lastmod(text)) == instant:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def _audit_lastmods(
+    result: CheckResult,
+    scope: Scope,
+    now: float,
+    history: tuple[float, float] | None,
+    declared: dict[str, tuple[str, ...]] | None = None,
+) -> None:
     """Findings for lastmod values that are the build's clock (one batch's time
     on nearly every URL the sitemaps list), in the future, or older than the
-    site's git history."""
+    site's git history. A lastmod its page's head declares too (``declared``:
+    article:modified_time and the like, by loc) is the page's own date, however
+    many pages share it (a theme's demo content dated alike): no clock's."""
     from ..site.lastmod import main_batch
 
     stamps: list[float] = []
@@ -889,7 +912,8 @@ def _audit_lastmods(result: CheckResult, scope: Scope, now: float, history: tupl
         if instant is None:
             continue
         stamp = instant.timestamp()
-        stamps.append(stamp)
+        if not _declared_by_page(instant, (declared or {}).get(listed.loc, ())):
+            stamps.append(stamp)
         if stamp > now:
             result.findings.append(Finding("future-lastmod", listed.loc, f"lastmod {listed.lastmod} is in the future"))
         elif history is not None and stamp < history[0]:

@@ -140,6 +140,24 @@ def test_one_batch_of_lastmods_is_the_build_clock(tmp_path: Path) -> None:
     assert check_site(site, BASE).findings == []
 
 
+def test_one_date_the_pages_declare_themselves_is_no_build_clock(tmp_path: Path) -> None:
+    """Hugo's PaperMod demo: most posts dated alike in their front matter, and
+    their heads say so (article:modified_time): the pages' own date."""
+    site = tmp_path / "site"
+    site.mkdir()
+    names = [f"p{number}.html" for number in range(6)]
+    same = "2019-03-11T00:00:00+00:00"
+    for name in names:
+        (site / name).write_text(page(f'<meta property="article:modified_time" content="{same}">'))
+    (site / "index.html").write_text(page())
+    (site / "sitemap.xml").write_text(urlset((BASE, "2020-01-01"), *((BASE + name, same) for name in names)))
+    assert check_site(site, BASE).findings == []
+    # Heads declaring another date: the listed one is no page's own.
+    for name in names:
+        (site / name).write_text(page('<meta property="article:modified_time" content="2018-01-01T00:00:00Z">'))
+    assert findings(check_site(site, BASE)) == {("batch-lastmod", BASE + "sitemap.xml")}
+
+
 def test_json_and_exit_status(tmp_path: Path) -> None:
     site = make_site(tmp_path)
     done = run_sitemapkit("check", str(site), "--base-url", BASE, "--format", "json")
