@@ -386,14 +386,25 @@ def _check_gzip_copy(site: SiteFolder, name: str, max_bytes: int, result: CheckR
     sitemap."""
     if name.endswith(".gz"):
         return
-    copy_path, _ = site.file(name + ".gz")
+    copy_path, why_not = site.file(name + ".gz")
     path, _ = site.file(name)
+    if copy_path is None and why_not != NO_FILE:
+        result.problems.append(Problem(name + ".gz", 0, f"{why_not}; not opened"))
     if copy_path is None or path is None:
         return
     try:
         copy = _read_gzip(copy_path, max_bytes)
     except (zlib.error, EOFError) as error:
         result.problems.append(Problem(name + ".gz", 0, f"not a valid gzip file: {error}"))
+        return
+    if copy is None:
+        result.problems.append(
+            Problem(
+                name + ".gz",
+                0,
+                f"more than {max_bytes:,} bytes uncompressed; the limit is {max_bytes:,} (not read further)",
+            )
+        )
         return
     with open(path, "rb") as handle:
         current = handle.read(max_bytes + 1)

@@ -378,3 +378,20 @@ def test_entries_past_the_limit_are_counted_and_problems_capped(site: Path, monk
     # the limit's own problem: 50,002, of which 5 shown.
     assert str(result.problems[-1]) == "sitemap.xml:0: 49,997 more problems in this file (not shown)"
     assert "60,000 problems" not in result.summary() and "6 problems" in result.summary()
+
+
+def test_the_gzip_copy_past_the_limit_or_out_of_the_site_is_named(site: Path) -> None:
+    (site / "sitemap.xml").write_text(urlset(BASE))
+    bomb = zlib.compressobj(9, zlib.DEFLATED, 31)
+    (site / "sitemap.xml.gz").write_bytes(bomb.compress(b"\0" * 2_000_000) + bomb.flush())
+    result, _ = checked(site, BASE, max_bytes=1_000_000)
+    assert [str(p) for p in result.problems] == [
+        "sitemap.xml.gz:0: more than 1,000,000 bytes uncompressed; the limit is 1,000,000 (not read further)"
+    ]
+    (site / "sitemap.xml.gz").unlink()
+    (site / "sitemap.xml.gz").symlink_to(site.parent / "outside" / "secret.xml")
+    result, outside = checked(site, BASE)
+    assert outside == []
+    assert [str(p) for p in result.problems] == [
+        "sitemap.xml.gz:0: leads outside the site folder (through a symlink); not opened"
+    ]
