@@ -132,7 +132,8 @@ def _project_module(config_file: str):
         return jekyll
     if path.name.lower() in ("mkdocs.yml", "mkdocs.yaml", "zensical.toml") or not path.is_file():
         return mkdocs
-    return {"hugo": hugo, "jekyll": jekyll}.get(_generator_of_settings(path), mkdocs)
+    generator = _generator_of_settings(path)
+    return hugo if generator == "hugo" else jekyll if generator == "jekyll" else mkdocs
 
 
 def _generator_of_settings(path: Path) -> str | None:
