@@ -348,9 +348,14 @@ def record_written(path: str, context: dict[str, Any]) -> None:
 
 
 def _pages(run: _Run) -> list[Page]:
-    """The pages of what this run wrote, in the order written."""
+    """The pages of what this run wrote, in the order written. A file written
+    twice is the page of its last write, the one served: a page saved as
+    ``index.html`` replaces the article listing Pelican wrote there first."""
+    last = {path: number for number, (path, *_) in enumerate(run.written)}
     pages = []
-    for path, output_file, kind, content, listing in run.written:
+    for number, (path, output_file, kind, content, listing) in enumerate(run.written):
+        if last[path] != number:
+            continue
         if content is not None:
             page = _content_page(run, path, output_file, kind, content)
         else:

@@ -264,6 +264,21 @@ def test_lastmod_follows_a_later_commit_never_the_build(site):
     assert newest < started - dt.timedelta(days=365)
 
 
+def test_a_page_saved_as_the_home_page_is_the_home_page(site, caplog):
+    """pelican-blog's ``pages/index.rst`` with ``save_as: index.html``: Pelican
+    writes the article listing there, then the page over it. The home page is
+    the page served: dated by it, no duplicate reported."""
+    later = dt.datetime(2022, 6, 22, 12, 0, 21, tzinfo=dt.timezone.utc)
+    site.write("pages/home.md", "Title: Home\nURL:\nSave_as: index.html\n\nThe page served at the root.\n")
+    git(site.root, "add", "-A")
+    git(site.root, "commit", "-q", "-m", "home page", when=later)
+    with caplog.at_level(logging.INFO):
+        output = site.build()
+    assert "The page served at the root." in (output / "index.html").read_text(encoding="utf-8")
+    assert instant(locs(output)[""]["lastmod"]) == later
+    assert "duplicate" not in caplog.text
+
+
 def test_pages_pelican_did_not_write_are_not_listed(site):
     """An empty *_SAVE_AS: Pelican writes no such page, so none is listed."""
     output = site.build(TAG_SAVE_AS="", TAGS_SAVE_AS="", CATEGORY_SAVE_AS="")
