@@ -106,8 +106,8 @@ class Language:
     prefix: str
     #: Its own ``taxonomies`` (singular -> plural), when it sets them; else the site's.
     taxonomies: dict[str, str] | None = None
-    #: The hreflang of its pages: its ``languageCode``, else its key (as Hugo's
-    #: sitemap writes ``.Language.LanguageCode``).
+    #: The hreflang of its pages: its ``locale`` (``languageCode`` before Hugo
+    #: 0.158), else its key, as Hugo's sitemap writes them.
     hreflang: str = ""
 
 
@@ -267,8 +267,14 @@ def read_project_config(path: Path | str) -> HugoConfig:
         else:
             prefix = ""
         own_taxonomies = table.get("taxonomies")
-        site_code = text("languageCode", None) if code == default_language else None
-        language_code = text("languageCode", None, table, f"languages.{code}.languageCode") or site_code or code
+        # Hugo 0.158 renamed languageCode to locale; either names the hreflang.
+        site_code = (text("locale", None) or text("languageCode", None)) if code == default_language else None
+        language_code = (
+            text("locale", None, table, f"languages.{code}.locale")
+            or text("languageCode", None, table, f"languages.{code}.languageCode")
+            or site_code
+            or code
+        )
         languages.append(
             Language(
                 code=code,

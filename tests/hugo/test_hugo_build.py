@@ -109,10 +109,14 @@ def test_hugos_sitemap_filename_is_the_name_ours_takes(project):
     assert (project / "public" / "map.xml").is_file() and not (project / "public" / "sitemap-main.xml").exists()
 
 
-def test_the_alternates_of_hugos_sitemap(project):
+@pytest.mark.parametrize("setting", ["languageCode", "locale"])
+def test_the_alternates_of_hugos_sitemap(project, setting):
     """Every translated page's hreflang alternates, as Hugo's sitemap gives them:
     pages, sections with or without an _index.md in each language, taxonomies
-    and terms; the hreflang is a language's languageCode (fr-FR), else its key."""
+    and terms; the hreflang is a language's locale (languageCode before Hugo
+    0.158: fr-FR), else its key."""
+    config = project / "hugo.toml"
+    config.write_text(config.read_text().replace('languageCode = "fr-FR"', f'{setting} = "fr-FR"'))
     run_hugo(project)
     theirs = hugo_alternates(project / "public")
     assert len(theirs) == 18 and ("fr-FR", BASE + "fr/tags/alpha/") in theirs[BASE + "tags/alpha/"]
