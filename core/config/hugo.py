@@ -9,7 +9,7 @@ dates by what it lists is given those pages as its members.
 Read from ``hugo.toml``, ``hugo.yaml``, ``hugo.json`` (or ``config.*``), or a
 configuration folder (``config/`` or ``config/_default/``, where ``X.toml`` sets
 the key ``X``): ``baseURL``, ``publishDir`` (default ``public``), ``contentDir``
-(default ``content``), ``languages`` (each with its own ``contentDir`` and
+(default ``content``; ``module.mounts`` into ``content`` replace it), ``languages`` (each with its own ``contentDir`` and
 ``baseURL``), ``defaultContentLanguage``, ``defaultContentLanguageInSubdir``,
 ``uglyURLs`` (true, or per section), ``disablePathToLower``, ``taxonomies``,
 ``pagination.path`` (``paginatePath``), ``enableGitInfo``, ``timeZone`` and the
@@ -139,6 +139,12 @@ class HugoConfig:
     unread: tuple[str, ...] = ()
     #: The site configuration's own ``cascade`` entries (see _cascade_entries).
     cascade: tuple[dict[str, Any], ...] = ()
+    #: The content folders every language reads (its files without a language
+    #: in their name are the default language's): ``contentDir``, or the
+    #: ``module.mounts`` into ``content`` without a ``lang``.
+    shared_content_dirs: tuple[Path, ...] = ()
+    #: The setting that names them, for a message.
+    content_setting: str = "contentDir"
     #: ``[sitemap] filename``: the name Hugo writes its sitemap (and each
     #: language's) under, which ours takes unless ``--filename`` names another.
     sitemap_filename: str = "sitemap.xml"
@@ -239,6 +245,27 @@ def read_project_config(path: Path | str) -> HugoConfig:
         return value
 
     content_dir = root / (text("contentDir", "content") or "content")
+    module = settings.get("module")
+    if module is not None and not isinstance(module, dict):
+        raise SitemapkitError(f"{named('module')}: {module!r} must be a table")
+    mounts = (module or {}).get("mounts")
+    if mounts is not None and not _is_list_of(mounts, dict):
+        raise SitemapkitError(f"{named('module.mounts')}: must be a list of tables (source, target, lang)")
+    # [[module.mounts]] with target "content" replace contentDir (hugoDocs
+    # mounts content/en there). Hugo 0.153 removed their "lang" for the
+    # sites matrix, which is not read.
+    shared_mounts: list[Path] = []
+    sub_mounts = []
+    for mount in mounts or []:
+        target = str(mount.get("target", "")).strip("/").lower()
+        source = mount.get("source")
+        if target.startswith("content/"):
+            sub_mounts.append(target)
+        if target == "content" and isinstance(source, str) and source:
+            shared_mounts.append(root / source)
+    if shared_mounts:
+        content_dir = shared_mounts[0]
+    shared_dirs = tuple(shared_mounts) or (content_dir,)
     publish_dir = root / (text("publishDir", "public") or "public")
     default_language = (text("defaultContentLanguage", "en") or "en").lower()
     in_subdir = flag("defaultContentLanguageInSubdir", False)
@@ -279,7 +306,7 @@ def read_project_config(path: Path | str) -> HugoConfig:
             Language(
                 code=code,
                 hreflang=language_code,
-                content_dirs=(root / own_dir,) if own_dir else (content_dir,),
+                content_dirs=(root / own_dir,) if own_dir and not shared_mounts else shared_dirs,
                 base_url=language_url,
                 prefix=prefix,
                 taxonomies=None
@@ -316,9 +343,6 @@ def read_project_config(path: Path | str) -> HugoConfig:
     theme = settings.get("theme")
     if theme is not None and not isinstance(theme, str) and not _is_list_of(theme, str):
         raise SitemapkitError(f"{named('theme')}: {theme!r} must be a theme's name or a list of names")
-    module = settings.get("module")
-    if module is not None and not isinstance(module, dict):
-        raise SitemapkitError(f"{named('module')}: {module!r} must be a table")
     imports = (module or {}).get("imports")
     if imports is not None and not _is_list_of(imports, (str, dict)):
         raise SitemapkitError(f"{named('module.imports')}: {imports!r} must be a list of module paths or tables")
@@ -330,6 +354,11 @@ def read_project_config(path: Path | str) -> HugoConfig:
             f"{named('theme' if theme else 'module.imports')}: the configuration of {', '.join(map(str, names))} "
             "is not read (its content mounts, permalinks, taxonomies); pages it adds keep the folder's rules"
         )
+    if sub_mounts:
+        unread.append(
+            f"{named('module.mounts')}: mounts into {', '.join(sorted(set(sub_mounts)))} are not read; "
+            "their pages keep the folder's rules"
+        )
     if settings.get("permalinks"):
         unread.append(
             f"{named('permalinks')}: is not read; the pages it moves keep the folder's rules (dated by their heads)"
@@ -340,6 +369,8 @@ def read_project_config(path: Path | str) -> HugoConfig:
         base_url=text("baseURL", None),
         publish_dir=publish_dir,
         content_dir=content_dir,
+        shared_content_dirs=shared_dirs,
+        content_setting="module.mounts" if shared_mounts else "contentDir",
         default_language=default_language,
         languages=tuple(languages),
         language_codes=tuple(codes),
@@ -477,7 +508,7 @@ def project_pages(config: HugoConfig, built: Iterable[Page], site_dir: Path) -> 
         for folder in language.content_dirs:
             if not folder.is_dir():
                 raise SitemapkitError(
-                    f"{config.setting('contentDir' if folder == config.content_dir else f'languages.{language.code}.contentDir')}: "
+                    f"{config.setting(config.content_setting if folder in (config.shared_content_dirs or (config.content_dir,)) else f'languages.{language.code}.contentDir')}: "
                     f"{str(folder)!r} is not a folder"
                 )
     found = {Path(page.output).relative_to(site_dir).as_posix(): page for page in built}  # type: ignore[arg-type]
@@ -536,7 +567,7 @@ def _content_sources(config: HugoConfig) -> list[_Source]:
         for folder in each.content_dirs:
             # The shared folder's files without a language in their name are the
             # default language's; a language's own folder's are its own.
-            own = folder != config.content_dir
+            own = folder not in (config.shared_content_dirs or (config.content_dir,))
             folders.setdefault(folder, each.code if own else None)
     sources: list[_Source] = []
     for folder, folder_language in folders.items():

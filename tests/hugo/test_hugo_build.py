@@ -152,6 +152,20 @@ def test_a_base_url_the_pages_contradict_is_one_line_and_nothing_written(project
     assert done.returncode == 2 and "https://example.org/docs/" in done.stderr
 
 
+def test_content_mounted_with_module_mounts(project):
+    """hugoDocs' way: ``[[module.mounts]]`` with target ``content`` in place of
+    contentDir (the sources in content-en/). The same URLs and dates as Hugo's
+    sitemap, front matter read from the mounted sources."""
+    (project / "content").rename(project / "content-en")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "mount the content", when=FIRST_COMMIT + dt.timedelta(days=400))
+    _prepend(project / "hugo.toml", 'module = { mounts = [{ source = "content-en", target = "content" }] }\n')
+    theirs, ours, err = build_both(project)
+    assert err == ""
+    assert_as_hugo(theirs, ours)
+    assert BASE + "posts/hidden/" not in ours, "sitemap.disable, read from the mounted source"
+
+
 def test_no_page_undated_that_hugo_dates(project):
     theirs, ours, _ = build_both(project)
     assert [loc for loc, date in theirs.items() if date and not ours[loc]] == []
