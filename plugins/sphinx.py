@@ -215,8 +215,9 @@ def _page(builder: StandaloneHTMLBuilder, pagename: str, **fields) -> sitemapkit
     output = builder.get_outfilename(pagename)
     # An error page (a theme's or an extension's 404.html, through
     # html-collect-pages) is left out as the command line leaves it out: by the
-    # name of the file written, in any folder. Handed over so the report says why.
-    if sitemapkit.is_error_page(os.path.basename(output)):
+    # name of the file written, in any folder (dirhtml's 404/index.html too).
+    # Handed over so the report says why.
+    if sitemapkit.is_error_page(os.path.relpath(output, builder.outdir).replace(os.sep, "/")):
         fields["exclude_reason"] = "error page"
     return sitemapkit.Page.from_path(_page_path(builder, pagename), output=output, **fields)
 

@@ -16,6 +16,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 from urllib.parse import urlsplit
 
 from .errors import ConfigError
+from .urls import INDEX_FILE
 from .indexnow import check_key
 from .languages import language_tag
 from .limits import (
@@ -40,8 +41,13 @@ ERROR_PAGES = frozenset({"404.html"})
 def is_error_page(path: str) -> bool:
     """Whether the file written at ``path`` (``/``-separated, relative to the output
     folder, or only its name) is an error page: its name is one of ERROR_PAGES, in
-    any folder. Every tool leaves such pages out by this one rule."""
-    return path.rpartition("/")[2] in ERROR_PAGES
+    any folder, or it is the index.html of a folder so named (``404/index.html``,
+    Sphinx's dirhtml form of sphinx-notfound-page's 404.html). Every tool leaves
+    such pages out by this one rule."""
+    folder, _, name = path.rpartition("/")
+    if name == INDEX_FILE and folder:
+        name = folder.rpartition("/")[2] + ".html"
+    return name in ERROR_PAGES
 
 
 LastmodSource = Literal["auto", "git", "mtime", "none"]

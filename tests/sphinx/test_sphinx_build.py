@@ -815,6 +815,26 @@ def test_a_themes_404_page_from_html_collect_pages_is_an_error_page(project, tmp
     assert f"excluded (error page): {BASE}404.html" in cli.stdout.splitlines()
 
 
+def test_the_404_page_of_a_dirhtml_build_is_an_error_page(project, tmp_path):
+    """Flask's docs built with dirhtml: the theme's 404 page is written as
+    404/index.html, an error page all the same, for the extension and the
+    command line alike."""
+    (project / "notfound_theme.py").write_text(NOT_FOUND_EXTENSION)
+    with (project / "conf.py").open("a") as conf:
+        conf.write("extensions.append('notfound_theme')\n")
+    out = project / "_build" / "dirhtml"
+    result = sphinx_build(project, out, "-D", "sitemapkit_verbose=1", builder="dirhtml")
+    assert result.returncode == 0, result.stderr
+    assert (out / "404" / "index.html").is_file()
+    assert BASE + "404/" not in urls(out)
+    assert f"excluded (error page): {BASE}404/" in result.stdout.splitlines()
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    cli = run_sitemapkit("build", str(copy), "--base-url", BASE, "--verbose")
+    assert cli.returncode == 0, cli.stderr
+    assert f"excluded (error page): {BASE}404/" in cli.stdout.splitlines()
+
+
 def test_indexnow_key_writes_the_key_file_at_the_output_root(project):
     key = "sphinx-indexnow-key-1"
     with (project / "conf.py").open("a") as conf:
