@@ -136,7 +136,11 @@ def test_the_report_is_the_summary_then_each_notice() -> None:
         ("404.html", True),
         ("fr/404.html", True),
         ("a/b/404.html", True),
-        ("404/index.html", False),
+        # Sphinx dirhtml's form of a 404.html (sphinx-notfound-page, Flask's docs).
+        ("404/index.html", True),
+        ("docs/404/index.html", True),
+        ("404/other.html", False),
+        ("index.html", False),
         ("x404.html", False),
     ],
 )
