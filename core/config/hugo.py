@@ -153,6 +153,11 @@ class HugoConfig:
         return f"{self.config_file.name}: {name}"
 
     @property
+    def shared_folders(self) -> tuple[Path, ...]:
+        """The content folders every language reads (see shared_content_dirs)."""
+        return self.shared_content_dirs or (self.content_dir,)
+
+    @property
     def site_dir(self) -> Path:
         return self.publish_dir
 
@@ -508,7 +513,7 @@ def project_pages(config: HugoConfig, built: Iterable[Page], site_dir: Path) -> 
         for folder in language.content_dirs:
             if not folder.is_dir():
                 raise SitemapkitError(
-                    f"{config.setting(config.content_setting if folder in (config.shared_content_dirs or (config.content_dir,)) else f'languages.{language.code}.contentDir')}: "
+                    f"{config.setting(config.content_setting if folder in config.shared_folders else f'languages.{language.code}.contentDir')}: "
                     f"{str(folder)!r} is not a folder"
                 )
     found = {Path(page.output).relative_to(site_dir).as_posix(): page for page in built}  # type: ignore[arg-type]
@@ -567,7 +572,7 @@ def _content_sources(config: HugoConfig) -> list[_Source]:
         for folder in each.content_dirs:
             # The shared folder's files without a language in their name are the
             # default language's; a language's own folder's are its own.
-            own = folder not in (config.shared_content_dirs or (config.content_dir,))
+            own = folder not in config.shared_folders
             folders.setdefault(folder, each.code if own else None)
     sources: list[_Source] = []
     for folder, folder_language in folders.items():
