@@ -146,6 +146,46 @@ def test_no_worker_is_forked_while_other_threads_run() -> None:
         other.join()
 
 
+def _echo_reversed(state: dict, data: bytes) -> bytes:
+    return data[::-1]
+
+
+def _fail(state: dict, message: str) -> None:
+    raise ValueError(message)
+
+
+def test_workers_take_and_give_more_than_a_pipe_holds_in_order() -> None:
+    """Tasks and results of a megabyte each (a pipe holds 64 KiB), several held
+    by each worker at once: this process never waits on a pipe a worker is
+    waiting on too, and results come back in the order tasks went out; a task's
+    exception is raised here, and the workers go on."""
+    import signal
+
+    def stuck(*_: object) -> None:
+        raise TimeoutError("this process and a worker wait on each other")
+
+    assert workers.can_fork()
+    blocks = [os.urandom(1 << 20) for _ in range(9)]
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(60)
+    try:
+        _take_and_give(blocks)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _take_and_give(blocks: list[bytes]) -> None:
+    with workers.Workers(dict, (), count=2) as pool:
+        assert isinstance(pool._pool, workers.ForkPool)
+        results = list(pool.in_order((_echo_reversed, (block,)) for block in blocks))
+        assert results == [block[::-1] for block in blocks]
+        with pytest.raises(ValueError, match="no such page"):
+            pool.result(pool.submit(_fail, "no such page"))
+        assert pool.result(pool.submit(_echo_reversed, b"abc")) == b"cba"
+        assert isinstance(pool._pool, workers.ForkPool)  # no worker was lost
+
+
 # build_site as an adapter's tool calls it, in a process of its own.
 _BUILD_SITE = """
 import sys
