@@ -37,6 +37,7 @@ _GENERATE_OPTIONS = tuple(spec.name for spec in Options.specs() if not spec.buil
 # The root files of a versioned site: the versions' pages are not read for a build.
 _VERSIONS_OPTIONS = ("gzip_copy", "robots_txt", "schema_location", "stylesheet", "verbose")
 _COMMAND_OPTIONS = {"build": _BUILD_OPTIONS, "generate": _GENERATE_OPTIONS, "versions": _VERSIONS_OPTIONS}
+_COMMANDS = ("build", "generate", "check", "changes", "indexnow", "versions")
 
 
 def _add_option_flags(
@@ -422,143 +423,155 @@ def cmd_versions(args: argparse.Namespace) -> int:
     return 0
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``only``, the parser of that command
+    alone (what a run needs: building every command's costs more than
+    writing a small site's sitemap)."""
     top = _Parser(prog="sitemapkit", description="Correct, deterministic sitemaps for static sites.")
     top.add_argument("--version", action="version", version=f"sitemapkit {__version__}")
-    sub = top.add_subparsers(dest="command", required=True, metavar="{build,generate,check,changes,indexnow,versions}")
+    sub = top.add_subparsers(dest="command", required=True, metavar="{" + ",".join(_COMMANDS) + "}")
 
-    build = sub.add_parser(
-        "build",
-        help="write sitemaps for a built static site folder",
-        description="Find the HTML pages of SITE_DIR (index.html is its folder's URL, 404.html "
-        "in any folder is left out), date them (front matter, git dates of their sources, the dates their "
-        "heads declare, file times), write sitemaps, index and robots.txt.",
-    )
-    build.add_argument(
-        "site_dir", metavar="SITE_DIR", nargs="?", help="the built site (default with --config: its site_dir)"
-    )
-    build.add_argument(
-        "--config",
-        metavar="FILE",
-        help="mkdocs.yml or zensical.toml of a MkDocs-shaped project (Zensical, ProperDocs, MkDocs: site_url, "
-        "docs_dir, site_dir, use_directory_urls, exclude_docs, draft_docs and the sitemapkit plugin's "
-        "options); Hugo's hugo.toml, hugo.yaml, hugo.json, config.toml or config/ (baseURL, publishDir, "
-        "contentDir, languages, uglyURLs, the [frontmatter] dates); or Jekyll's _config.yml (url, baseurl, "
-        "source, destination, collections, defaults, exclude). Read after the site is built; each page "
-        "is dated by its source",
-    )
-    build.add_argument(
-        "--source",
-        metavar="DIR",
-        help="the sources of a generator whose output mirrors them (Hugo's content/): "
-        "posts/a/index.html and posts/a.html take the date of posts/a.md, posts/a/index.md, "
-        "posts/a/_index.md (.markdown, .html); other pages keep the other rules",
-    )
-    _add_option_flags(build, _BUILD_OPTIONS, base_url_required=False)
-    build.set_defaults(run=cmd_build, parser=build)
+    if only in (None, "build"):
+        build = sub.add_parser(
+            "build",
+            help="write sitemaps for a built static site folder",
+            description="Find the HTML pages of SITE_DIR (index.html is its folder's URL, 404.html "
+            "in any folder is left out), date them (front matter, git dates of their sources, the dates their "
+            "heads declare, file times), write sitemaps, index and robots.txt.",
+        )
+        build.add_argument(
+            "site_dir", metavar="SITE_DIR", nargs="?", help="the built site (default with --config: its site_dir)"
+        )
+        build.add_argument(
+            "--config",
+            metavar="FILE",
+            help="mkdocs.yml or zensical.toml of a MkDocs-shaped project (Zensical, ProperDocs, MkDocs: site_url, "
+            "docs_dir, site_dir, use_directory_urls, exclude_docs, draft_docs and the sitemapkit plugin's "
+            "options); Hugo's hugo.toml, hugo.yaml, hugo.json, config.toml or config/ (baseURL, publishDir, "
+            "contentDir, languages, uglyURLs, the [frontmatter] dates); or Jekyll's _config.yml (url, baseurl, "
+            "source, destination, collections, defaults, exclude). Read after the site is built; each page "
+            "is dated by its source",
+        )
+        build.add_argument(
+            "--source",
+            metavar="DIR",
+            help="the sources of a generator whose output mirrors them (Hugo's content/): "
+            "posts/a/index.html and posts/a.html take the date of posts/a.md, posts/a/index.md, "
+            "posts/a/_index.md (.markdown, .html); other pages keep the other rules",
+        )
+        _add_option_flags(build, _BUILD_OPTIONS, base_url_required=False)
+        build.set_defaults(run=cmd_build, parser=build)
 
-    gen = sub.add_parser(
-        "generate",
-        help="write sitemaps from a URL<TAB>LASTMOD list",
-        description="Stream URLS.tsv (one URL a line, optionally a tab and a W3C date, then "
-        "optionally more tabs, each followed by an image URL; the date may be empty) into "
-        "sitemaps and an index in DIR. The input should be sorted by URL.",
-    )
-    gen.add_argument("--input", required=True, metavar="URLS.tsv", help="the list ('-' for standard input)")
-    gen.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
-    # Only the flags of the options generate honours: any other is refused in one
-    # line that says build takes it (see _unknown_arguments), and --help lists these.
-    _add_option_flags(gen, _GENERATE_OPTIONS)
-    gen.set_defaults(run=cmd_generate, parser=gen)
+    if only in (None, "generate"):
+        gen = sub.add_parser(
+            "generate",
+            help="write sitemaps from a URL<TAB>LASTMOD list",
+            description="Stream URLS.tsv (one URL a line, optionally a tab and a W3C date, then "
+            "optionally more tabs, each followed by an image URL; the date may be empty) into "
+            "sitemaps and an index in DIR. The input should be sorted by URL.",
+        )
+        gen.add_argument("--input", required=True, metavar="URLS.tsv", help="the list ('-' for standard input)")
+        gen.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
+        # Only the flags of the options generate honours: any other is refused in one
+        # line that says build takes it (see _unknown_arguments), and --help lists these.
+        _add_option_flags(gen, _GENERATE_OPTIONS)
+        gen.set_defaults(run=cmd_generate, parser=gen)
 
-    check = sub.add_parser(
-        "check",
-        help="check a site's existing sitemaps",
-        description="Check the sitemaps of SITE_DIR (any generator's): well-formed XML, "
-        "structure, limits, escaping, scope, that each URL has a file, robots.txt lines.",
-    )
-    check.add_argument("site_dir", metavar="SITE_DIR")
-    check.add_argument("--base-url", required=True)
-    check.add_argument("--filename", default="sitemap.xml", help="entry point name (default sitemap.xml)")
-    check.add_argument("--report-file", help="also write the problems and findings to this file")
-    check.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="text (default): one line each; json: the problems and findings (kind, url, reason, error) for CI",
-    )
-    check.set_defaults(run=cmd_check, parser=check)
+    if only in (None, "check"):
+        check = sub.add_parser(
+            "check",
+            help="check a site's existing sitemaps",
+            description="Check the sitemaps of SITE_DIR (any generator's): well-formed XML, "
+            "structure, limits, escaping, scope, that each URL has a file, robots.txt lines.",
+        )
+        check.add_argument("site_dir", metavar="SITE_DIR")
+        check.add_argument("--base-url", required=True)
+        check.add_argument("--filename", default="sitemap.xml", help="entry point name (default sitemap.xml)")
+        check.add_argument("--report-file", help="also write the problems and findings to this file")
+        check.add_argument(
+            "--format",
+            choices=("text", "json"),
+            default="text",
+            help="text (default): one line each; json: the problems and findings (kind, url, reason, error) for CI",
+        )
+        check.set_defaults(run=cmd_check, parser=check)
 
-    changes = sub.add_parser(
-        "changes",
-        help="list the URLs added, updated and removed since the last deploy",
-        description="Compare the sitemaps SITE_DIR holds (built, not yet deployed) with those published "
-        "before (--since): every URL added, removed or whose lastmod changed. Sitemap files whose name and "
-        "bytes are the same on both sides are not parsed. Run it before the deploy step.",
-    )
-    changes.add_argument("site_dir", metavar="SITE_DIR")
-    changes.add_argument("--output", metavar="FILE", help="write the change list as JSON (for sitemapkit indexnow)")
-    _add_change_flags(changes, required=True)
-    changes.set_defaults(run=cmd_changes, parser=changes)
+    if only in (None, "changes"):
+        changes = sub.add_parser(
+            "changes",
+            help="list the URLs added, updated and removed since the last deploy",
+            description="Compare the sitemaps SITE_DIR holds (built, not yet deployed) with those published "
+            "before (--since): every URL added, removed or whose lastmod changed. Sitemap files whose name and "
+            "bytes are the same on both sides are not parsed. Run it before the deploy step.",
+        )
+        changes.add_argument("site_dir", metavar="SITE_DIR")
+        changes.add_argument("--output", metavar="FILE", help="write the change list as JSON (for sitemapkit indexnow)")
+        _add_change_flags(changes, required=True)
+        changes.set_defaults(run=cmd_changes, parser=changes)
 
     from ..protocol.indexnow import DEFAULT_ENDPOINT
 
-    indexnow = sub.add_parser(
-        "indexnow",
-        help="submit changed URLs to IndexNow, after the deploy",
-        description="Submit the URLs of a change list (--changes FILE), or of SITE_DIR against --since OLD, "
-        "to IndexNow. The key file (KEY.txt at the site's host root, or --key-location) is checked first.",
-    )
-    indexnow.add_argument("site_dir", metavar="SITE_DIR", nargs="?", help="the built site (with --since)")
-    indexnow.add_argument("--changes", metavar="FILE", help="a change list from sitemapkit changes --output")
-    indexnow.add_argument("--key", help="the IndexNow key (default: the INDEXNOW_KEY environment variable)")
-    indexnow.add_argument(
-        "--key-location", metavar="URL", help="where the key file is published, on the site's host (default: /KEY.txt)"
-    )
-    indexnow.add_argument(
-        "--endpoint",
-        metavar="URL",
-        default=DEFAULT_ENDPOINT,
-        help=f"the IndexNow endpoint (default {DEFAULT_ENDPOINT})",
-    )
-    indexnow.add_argument("--dry-run", action="store_true", help="print the requests it would send; send nothing")
-    _add_change_flags(indexnow, required=False)
-    indexnow.set_defaults(run=cmd_indexnow, parser=indexnow)
+    if only in (None, "indexnow"):
+        indexnow = sub.add_parser(
+            "indexnow",
+            help="submit changed URLs to IndexNow, after the deploy",
+            description="Submit the URLs of a change list (--changes FILE), or of SITE_DIR against --since OLD, "
+            "to IndexNow. The key file (KEY.txt at the site's host root, or --key-location) is checked first.",
+        )
+        indexnow.add_argument("site_dir", metavar="SITE_DIR", nargs="?", help="the built site (with --since)")
+        indexnow.add_argument("--changes", metavar="FILE", help="a change list from sitemapkit changes --output")
+        indexnow.add_argument("--key", help="the IndexNow key (default: the INDEXNOW_KEY environment variable)")
+        indexnow.add_argument(
+            "--key-location",
+            metavar="URL",
+            help="where the key file is published, on the site's host (default: /KEY.txt)",
+        )
+        indexnow.add_argument(
+            "--endpoint",
+            metavar="URL",
+            default=DEFAULT_ENDPOINT,
+            help=f"the IndexNow endpoint (default {DEFAULT_ENDPOINT})",
+        )
+        indexnow.add_argument("--dry-run", action="store_true", help="print the requests it would send; send nothing")
+        _add_change_flags(indexnow, required=False)
+        indexnow.set_defaults(run=cmd_indexnow, parser=indexnow)
 
-    versions = sub.add_parser(
-        "versions",
-        help="write the root sitemap of a versioned documentation site (mike, sphinx-multiversion)",
-        description="Write ROOT's sitemap and robots.txt Sitemap: line so that crawlers reach one copy of "
-        "each page: the canonical version's, under the URL its canonical link names. Each version's "
-        "own sitemap (read by Material's version selector) is left as it is.",
-    )
-    versions.add_argument(
-        "root", metavar="ROOT", help="the folder served (a checkout of gh-pages, sphinx-multiversion's output)"
-    )
-    versions.add_argument(
-        "--canonical",
-        metavar="NAME",
-        help="the version (or alias) whose pages are listed (default: mike's canonical_version, "
-        "else the default the root index.html redirects to, else the newest release)",
-    )
-    versions.add_argument(
-        "--versions",
-        metavar="NAMES",
-        help="the version folders, comma-separated (default: mike's versions.json, "
-        "else the folders holding a sitemap sitemapkit wrote)",
-    )
-    versions.add_argument(
-        "--all-versions",
-        action="store_true",
-        help="list every version's own sitemap in a root index instead, for versions that really differ",
-    )
-    _add_option_flags(versions, _VERSIONS_OPTIONS)
-    versions.set_defaults(run=cmd_versions, parser=versions)
+    if only in (None, "versions"):
+        versions = sub.add_parser(
+            "versions",
+            help="write the root sitemap of a versioned documentation site (mike, sphinx-multiversion)",
+            description="Write ROOT's sitemap and robots.txt Sitemap: line so that crawlers reach one copy of "
+            "each page: the canonical version's, under the URL its canonical link names. Each version's "
+            "own sitemap (read by Material's version selector) is left as it is.",
+        )
+        versions.add_argument(
+            "root", metavar="ROOT", help="the folder served (a checkout of gh-pages, sphinx-multiversion's output)"
+        )
+        versions.add_argument(
+            "--canonical",
+            metavar="NAME",
+            help="the version (or alias) whose pages are listed (default: mike's canonical_version, "
+            "else the default the root index.html redirects to, else the newest release)",
+        )
+        versions.add_argument(
+            "--versions",
+            metavar="NAMES",
+            help="the version folders, comma-separated (default: mike's versions.json, "
+            "else the folders holding a sitemap sitemapkit wrote)",
+        )
+        versions.add_argument(
+            "--all-versions",
+            action="store_true",
+            help="list every version's own sitemap in a root index instead, for versions that really differ",
+        )
+        _add_option_flags(versions, _VERSIONS_OPTIONS)
+        versions.set_defaults(run=cmd_versions, parser=versions)
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
-    args, extra = parser().parse_known_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args, extra = parser(argv[0] if argv and argv[0] in _COMMANDS else None).parse_known_args(argv)
     if extra:
         args.parser.error(_unknown_arguments(args.command, args.parser, extra))
     try:

@@ -133,6 +133,26 @@ def test_cli_flags_are_the_declared_options(command: str, names: tuple[str, ...]
         assert action.default is None
 
 
+@pytest.mark.parametrize("command", ["build", "generate", "check", "changes", "indexnow", "versions"])
+def test_a_run_builds_its_own_command_s_parser_as_the_whole_one_has_it(command: str) -> None:
+    """A run builds only its command's parser (main's parser(argv[0])): the same
+    arguments, flags, defaults and help as in the parser that has them all."""
+    from sitemapkit.commands import cli
+
+    def described(top: argparse.ArgumentParser) -> list:
+        (sub,) = (action for action in top._actions if isinstance(action, argparse._SubParsersAction))
+        own = sub.choices[command]
+        return [(a.option_strings, a.dest, a.default, a.required, a.help, a.metavar, a.nargs) for a in own._actions] + [
+            own.format_help()
+        ]
+
+    whole = cli.parser()
+    alone = cli.parser(command)
+    assert described(alone) == described(whole)
+    (sub,) = (action for action in alone._actions if isinstance(action, argparse._SubParsersAction))
+    assert list(sub.choices) == [command]
+
+
 def test_cli_options_default_to_the_declared_defaults() -> None:
     from sitemapkit.commands.cli import _BUILD_OPTIONS, _options
 
