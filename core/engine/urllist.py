@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from ..protocol.deflate import crc32
-from ..protocol.dates import FIXED_WIDTH_FORMS, newest_written
+from ..protocol.dates import FIXED_WIDTH_FORMS, fixed_width_dates, newest_written
 from ..protocol.encoder import (
     LOC_CLOSE,
     URL_OPEN,
@@ -90,15 +90,22 @@ _ESCAPES = [(c.encode("ascii"), e.encode("ascii")) for c, e in XML_ESCAPES.items
 # A UTF-8 byte order mark: not part of the first URL.
 _BOM = b"\xef\xbb\xbf"
 
-# The dates the quick path takes, each of a fixed width, so a look-behind from the
-# line break recognises a dated line in C. The day is checked against the calendar
-# there too (no 2023-02-29, no year 0), so no date is ever parsed one by one; other
-# W3C forms take the careful path.
+# The dates the quick path takes are sitemapkit.dates' FIXED_WIDTH_FORMS, checked
+# against the calendar too (no 2023-02-29, no year 0); other W3C forms take the
+# careful path. Where only some lines are dated, a look-behind from each line
+# break recognises a dated line in C; where all are, a block's distinct dates
+# are checked at once (fixed_width_dates).
 _DATED_LINE_END = deferred(
     b"\n(?:" + b"|".join(b"(?<=\t" + form.encode("ascii") + b"\n)" for form in FIXED_WIDTH_FORMS) + b")"
 )
 # The longest of those dates.
 _LONGEST_DATE = len("0000-00-00T00:00:00+00:00")
+
+
+def _dates_taken(dates: list[bytes]) -> bool:
+    """Whether every date of a block whose lines are all dated is one the quick
+    path takes: each distinct one checked once (a list repeats its days)."""
+    return fixed_width_dates(b"\n".join(set(dates)) + b"\n")
 
 
 def _percent(match: re.Match[bytes]) -> bytes:
@@ -196,7 +203,8 @@ def plain_block(block: bytes, prefix: bytes, parts: EntryParts = _XML_PARTS) -> 
         # Paths relative to the base URL.
         block = prefix + block[:-1].replace(b"\n", b"\n" + prefix) + b"\n"
     # Every line starts with the prefix, so none is blank.
-    if block.count(b"\n" + prefix) != block.count(b"\n") - 1:
+    lines = block.count(b"\n")
+    if block.count(b"\n" + prefix) != lines - 1:
         return None
     # A "%" is found at memchr's speed, a "%2" more slowly: looked for only after one.
     percent = b"%" in block
@@ -216,7 +224,15 @@ def plain_block(block: bytes, prefix: bytes, parts: EntryParts = _XML_PARTS) -> 
         block = encoded
     body = block
     dated = block.count(b"\t")
-    if dated:
+    if dated == lines:
+        # Every line dated, as most lists are: LOC<TAB>DATE on each, so one split
+        # gives locs and dates. A line with two tabs and one with none would
+        # shift a loc into the dates, which no date form matches.
+        fields = block[:-1].replace(b"\n", b"\t").split(b"\t")
+        locs, dates = fields[0::2], fields[1::2]
+        if not _dates_taken(dates):
+            return None  # (an empty date too: the careful path leaves it out)
+    elif dated:
         # Dated lines end in \x02 from here on: each line's closing tags follow
         # from that alone.
         body, marked = _DATED_LINE_END.subn(b"\x02", body)
@@ -238,9 +254,10 @@ def plain_block(block: bytes, prefix: bytes, parts: EntryParts = _XML_PARTS) -> 
     for char, entity in _ESCAPES:
         if char in body:
             body = body.replace(char, entity)
-    body = parts.opening + body.replace(b"\t", parts.lastmod_opening).replace(
-        b"\n", parts.undated_closing + b"\n" + parts.opening
-    ).replace(b"\x02", parts.dated_closing + b"\n" + parts.opening)
+    closing = parts.dated_closing if dated == lines else parts.undated_closing
+    body = parts.opening + body.replace(b"\t", parts.lastmod_opening).replace(b"\n", closing + b"\n" + parts.opening)
+    if dated and dated != lines:
+        body = body.replace(b"\x02", parts.dated_closing + b"\n" + parts.opening)
     return PlainBlock(body[: -len(parts.opening)], locs, hashes, dates)
 
 

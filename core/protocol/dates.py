@@ -14,13 +14,15 @@ Three users, one definition:
   matter (a space for ``T``, no zone, ``+hhmm``) and :func:`format_w3c` writes
   any of them in the protocol's form.
 * :data:`FIXED_WIDTH_FORMS` are the forms ``sitemapkit generate``'s block path
-  recognises with byte patterns; they are built from the same pieces as
-  :data:`W3C_DATETIME`, so a date the block path takes is one the careful path
-  takes too.
+  takes; they are built from the same pieces as :data:`W3C_DATETIME`, so a date
+  the block path takes is one the careful path takes too. The block path checks
+  a block's dates with :func:`fixed_width_dates`, whole-text operations that
+  tests/core/test_dates.py holds to these forms, text by text.
 """
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 import re
 from typing import Union
@@ -83,6 +85,48 @@ W3C_DATETIME = deferred(DATE + r"(?:" + _HOUR_MINUTE + r"(?::[0-5][0-9](?:\.[0-9
 #: date; a time to the second in UTC ("Z"); a time to the second with an offset.
 #: Each is a W3C_DATETIME form (tests/core/test_dates.py holds them to it).
 FIXED_WIDTH_FORMS = (DATE, DATE + TIME + "Z", DATE + TIME + OFFSET)
+
+# Each fixed-width form with every digit written as 0, and its line break: a
+# line holds one of these forms when its digits so written give one of these.
+_FIXED_WIDTH_SHAPES = (
+    b"0000-00-00\n",
+    b"0000-00-00T00:00:00Z\n",
+    b"0000-00-00T00:00:00+00:00\n",
+    b"0000-00-00T00:00:00-00:00\n",
+)
+# In those forms a colon is followed by the tens of a minute or second (the
+# offset's too): 0 to 5. Digits 0-5 written as 0 and 6-9 as 6 show a greater one
+# as ":6"; then 6 as 0 gives the shapes.
+_TENS_OVER_FIVE = bytes.maketrans(b"0123456789", b"0000006666")
+_DIGITS_AS_ZERO = bytes.maketrans(b"6", b"0")
+
+
+def fixed_width_dates(lines: bytes) -> bool:
+    """Whether each line of ``lines`` (each ending in a line break) is a date in
+    one of :data:`FIXED_WIDTH_FORMS`: a check for many dates at once, in C.
+
+    The shapes are counted: each shape holds one line break, at its end, and no
+    shape ends another, so shapes found in the text never overlap, and they fill
+    it only if every line is one. Then the values: minutes, seconds and offset
+    minutes below 60, and the day, month, year, hour and offset as datetime
+    reads them (every date it takes in these shapes is one the forms take).
+    """
+    if not lines.endswith(b"\n"):
+        return False
+    digits = lines.translate(_TENS_OVER_FIVE)
+    if b":6" in digits:
+        return False
+    shapes = digits.translate(_DIGITS_AS_ZERO)
+    if sum(shapes.count(shape) * len(shape) for shape in _FIXED_WIDTH_SHAPES) != len(lines):
+        return False
+    # Python before 3.11 reads no "Z".
+    texts = lines[:-1].decode("ascii").replace("Z", "+00:00").split("\n")
+    try:
+        collections.deque(map(dt.datetime.fromisoformat, texts), maxlen=0)
+    except ValueError:
+        return False
+    return True
+
 
 # ---- front-matter dates -------------------------------------------------------------
 

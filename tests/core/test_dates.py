@@ -62,6 +62,74 @@ def test_the_pattern_takes_a_text_exactly_when_it_is_a_real_moment(text: str) ->
     assert any(re.fullmatch(form, text) for form in dates.FIXED_WIDTH_FORMS) == real
 
 
+# Shapes with any digits, and any of the characters a line could hold instead.
+_FIXED_WIDTH_SHAPED = r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2}))?\Z"
+
+
+def _taken_one_by_one(lines: list[str]) -> bool:
+    return all(any(re.fullmatch(form, line) for form in dates.FIXED_WIDTH_FORMS) for line in lines)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(_FIXED_WIDTH_SHAPED),
+            # A shape with one character changed, dropped or added.
+            st.tuples(
+                st.from_regex(_FIXED_WIDTH_SHAPED), st.integers(0, 25), st.sampled_from("0123456789-:TZ+ x\t٢")
+            ).map(lambda t: t[0][: t[1]] + t[2] + t[0][t[1] + 1 :]),
+            st.tuples(st.from_regex(_FIXED_WIDTH_SHAPED), st.integers(0, 25)).map(
+                lambda t: t[0][: t[1]] + t[0][t[1] + 1 :]
+            ),
+            st.tuples(st.from_regex(_FIXED_WIDTH_SHAPED), st.from_regex(_FIXED_WIDTH_SHAPED)).map("".join),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_the_block_check_of_many_dates_takes_what_the_forms_take_one_by_one(lines: list[str]) -> None:
+    """fixed_width_dates, the block path's check of a block's dates at once,
+    says what FIXED_WIDTH_FORMS say of each line."""
+    text = "".join(line + "\n" for line in lines).encode("utf-8")
+    assert dates.fixed_width_dates(text) == _taken_one_by_one(lines)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "2024-02-29",
+        "2023-02-29",
+        "1900-02-29",
+        "2000-02-29",
+        "0000-01-01",
+        "0001-01-01",
+        "2024-04-31",
+        "2024-13-01",
+        "2024-00-10",
+        "2024-05-00",
+        "2024-05-05T24:00:00Z",
+        "2024-05-05T23:60:00Z",
+        "2024-05-05T23:59:60Z",
+        "2024-05-05T23:59:59+23:59",
+        "2024-05-05T23:59:59+24:00",
+        "2024-05-05T23:59:59+05:60",
+        "2024-05-05T23:59:59-05:70",
+        "2024-05-05T10:00:00-00:00",
+        "2024-05-052024-05-05T10:00:00Z",
+        "2024-05-05T10:00:00.5Z",
+        "٢٠٢٤-05-01",
+        "",
+    ],
+)
+def test_the_block_check_of_many_dates_on_the_calendar_and_the_clock(line: str) -> None:
+    text = (line + "\n").encode("utf-8")
+    assert dates.fixed_width_dates(text) == _taken_one_by_one([line])
+    # The same line among good ones, anywhere.
+    good = b"2024-05-05\n2024-05-05T10:00:00Z\n"
+    assert dates.fixed_width_dates(good + text + good) == _taken_one_by_one([line])
+
+
 @pytest.mark.parametrize("value", ["2024-02-30", "2024-05-01T24:00:00Z", "yesterday", "2024-05-01 10:00", "٢٠٢٤-05-01"])
 def test_written_lastmod_refuses_what_the_protocol_does_not_take(value: str) -> None:
     with pytest.raises(LastmodError):
