@@ -14,8 +14,8 @@ blocks, ``sitemapkit build``'s pages, ``build_site``'s head checks), all through
   live-reload server, a host's own pools): a lock another thread held at the
   fork stays held in the child for ever. Such a process does the work itself;
 * a worker ends when the process that forked it does, even by SIGKILL;
-* each process holds one state per pool, made once by the pool's ``make_state``
-  (in a worker at its start, from the parent's memory the fork copied); a task
+* each pool has one state, made once by its ``make_state`` in this process
+  just before the fork, so every worker starts with it; a task
   is a module-level function called as ``task(state, *args)``, so the same task
   runs in a worker or here;
 * results are taken in the order the tasks were handed out, a bounded number of
@@ -108,18 +108,40 @@ def _system_threads() -> int:
     return count
 
 
+_LIBC_UNLOADED = object()
+_libc: Any = _LIBC_UNLOADED
+
+
+def libc() -> Any:
+    """The C library through ctypes (None where there is none to reach), loaded
+    once: by a pool before it forks, so that no worker imports ctypes itself
+    (each did, in 8 to 20 ms before its first task)."""
+    global _libc
+    if _libc is _LIBC_UNLOADED:
+        _libc = None
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                _libc = ctypes.CDLL(None, use_errno=True)
+            except OSError:
+                return None
+            for name in ("prctl", "mallopt"):  # looked up now, not in each worker
+                with contextlib.suppress(AttributeError):
+                    getattr(_libc, name)
+    return _libc
+
+
 def exit_with_parent(parent: int) -> None:
     """A worker ends when this run's main process does, even by SIGKILL (which
     runs no clean-up): otherwise it would live on, reparented, holding its work.
     Linux delivers a signal for it; elsewhere a thread watches the parent."""
     armed = False
-    if sys.platform.startswith("linux"):
+    c_library = libc()
+    if c_library is not None:
         try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-        except (OSError, AttributeError):
+            armed = c_library.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except AttributeError:
             armed = False
     if os.getppid() != parent:  # the parent died before the signal was armed
         os._exit(1)
@@ -148,16 +170,12 @@ _WORKER_TRIM_THRESHOLD = 128 << 20
 def keep_freed_memory() -> None:
     """Large buffers kept in this process's heap once freed (see
     _WORKER_MMAP_THRESHOLD), where the C library is glibc; else nothing."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt
-        mallopt(_M_MMAP_THRESHOLD, _WORKER_MMAP_THRESHOLD)
-        mallopt(_M_TRIM_THRESHOLD, _WORKER_TRIM_THRESHOLD)
-    except (OSError, AttributeError):
-        pass  # another C library (musl has no mallopt): its own ways
+    c_library = libc()
+    mallopt = getattr(c_library, "mallopt", None) if c_library is not None else None
+    if mallopt is None:
+        return  # not Linux, or another C library (musl has no mallopt): its own ways
+    mallopt(_M_MMAP_THRESHOLD, _WORKER_MMAP_THRESHOLD)
+    mallopt(_M_TRIM_THRESHOLD, _WORKER_TRIM_THRESHOLD)
 
 
 class PoolBroken(Exception):
@@ -198,12 +216,11 @@ def _message(value: Any) -> bytes:
     return _LENGTH.pack(len(data)) + data
 
 
-def _serve(parent: int, tasks: int, results: int, initializer: Callable[..., None], initargs: tuple) -> None:
-    """A worker's life: started, then each task read, done and its result (or
-    exception) written back, until the pipe of tasks ends."""
+def _serve(parent: int, tasks: int, results: int) -> None:
+    """A worker's life: each task read, done and its result (or exception)
+    written back, until the pipe of tasks ends."""
     exit_with_parent(parent)
     keep_freed_memory()
-    initializer(*initargs)
     while True:
         message = _read_message(tasks)
         if message is None:
@@ -280,6 +297,10 @@ class ForkPool:
         self._waiting: collections.deque[Future] = collections.deque()
         self._broken = False
         parent = os.getpid()
+        # Made here, once, before the fork: each worker starts with it (and
+        # with the C library loaded), rather than each making its own first.
+        initializer(*initargs)
+        libc()
         for _ in range(count):
             tasks_read, tasks_write = os.pipe()
             results_read, results_write = os.pipe()
@@ -292,7 +313,7 @@ class ForkPool:
                     for sibling in self._workers:  # its siblings' pipes are not its own
                         os.close(sibling.tasks)
                         os.close(sibling.results)
-                    _serve(parent, tasks_read, results_write, initializer, initargs)
+                    _serve(parent, tasks_read, results_write)
                     status = 0
                 except BaseException:  # noqa: BLE001 (nothing of a worker's may reach the caller's code)
                     pass
@@ -552,7 +573,8 @@ class Workers:
             except PoolBroken:
                 self._lost()
         if self._state is None:
-            self._state = self.make_state(*self.args)
+            # The pool's, made here before the fork, or made now.
+            self._state = _states.get(self.make_state) or self.make_state(*self.args)
         return handed.task(self._state, *handed.args)
 
     def in_order(self, tasks: Iterable[tuple[Callable[..., Any], tuple]], ahead: int | None = None) -> Iterator[Any]:
