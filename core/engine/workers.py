@@ -412,10 +412,9 @@ class ForkPool:
             if not future.done:
                 future._set(False, PoolBroken("a worker died"))
 
-    def shutdown(self, cancel_futures: bool = True) -> None:
+    def shutdown(self) -> None:
         """The workers told there is no more and waited for (each ends after
-        the task it does); the tasks not done fail. (Tasks are always cancelled:
-        ``cancel_futures`` is for concurrent.futures' interface.)"""
+        the task it does); the tasks not done fail."""
         self._break()
         # Both pipes closed first: a worker writing a result then ends at once,
         # rather than wait for this process to read it.
@@ -449,7 +448,7 @@ class InProcess:
     def submit(self, task: Callable[..., Any], *args: Any) -> Done:
         return Done(task(*args))
 
-    def shutdown(self, cancel_futures: bool = False) -> None:
+    def shutdown(self) -> None:
         pass
 
 
@@ -544,7 +543,7 @@ class Workers:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+            self._pool.shutdown()
         _states.pop(self.make_state, None)  # this process's, if it did the work
         self._state = None
 
@@ -592,5 +591,5 @@ class Workers:
     def _lost(self) -> None:
         """A worker died: the rest is done in this process."""
         if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+            self._pool.shutdown()
             self._pool = None

@@ -133,6 +133,13 @@ def test_cli_flags_are_the_declared_options(command: str, names: tuple[str, ...]
         assert action.default is None
 
 
+def test_the_commands_a_run_picks_its_parser_by_are_the_parser_s_commands() -> None:
+    from sitemapkit.commands import cli
+
+    (sub,) = (action for action in cli.parser()._actions if isinstance(action, argparse._SubParsersAction))
+    assert tuple(sub.choices) == cli._COMMANDS
+
+
 @pytest.mark.parametrize("command", ["build", "generate", "check", "changes", "indexnow", "versions"])
 def test_a_run_builds_its_own_command_s_parser_as_the_whole_one_has_it(command: str) -> None:
     """A run builds only its command's parser (main's parser(argv[0])): the same
