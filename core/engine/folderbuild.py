@@ -34,10 +34,11 @@ import heapq
 import itertools
 import operator
 import os
+import stat
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..protocol.dates import moment_of_timestamp
 from ..protocol.encoder import (
@@ -53,13 +54,13 @@ from ..protocol.encoder import (
     loc_hashes_below,
 )
 from ..protocol.errors import SitemapkitError
-from ..protocol.model import NOTICE_EXAMPLES, Excluded, Notice, Options, Page, Report
+from ..protocol.model import NOTICE_EXAMPLES, Excluded, Notice, Options, Page, Report, is_error_page
 from ..protocol.patterns import deferred
 from ..protocol.robotsrules import RobotsRules
-from ..protocol.urls import Scope
+from ..protocol.urls import Scope, path_of_file
 from ..publish import publication as publish
 from ..site.folder import file_prefix, folder_page, page_file, walk_pages
-from ..site.htmlcheck import HeadFacts
+from ..site.htmlcheck import FIRST_READ, HeadFacts, head_markers, says_nothing
 from ..site.lastmod import file_times_notice, git_installed, git_leaves_to_file_times, one_batch, trusted_file_time
 from .pages import allowed_images, build_pages, chrome_images, write_sitemaps
 from .selection import (
@@ -68,9 +69,13 @@ from .selection import (
     broken_canonicals_notice,
     build_context,
     check_base_against_canonicals,
+    head_verdict,
     select_page,
 )
 from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, Workers, pool_pays
+
+if TYPE_CHECKING:
+    from .urllist import BlockFormatter
 
 # Where each listed page's bytes split: "LOC\0" (its loc below the base folder,
 # Scope.path_below) + its walk position in this many bytes + 1 when its lastmod is
@@ -185,9 +190,20 @@ class _FolderChecker(NamedTuple):
     dated: bool
     #: False where build_pages takes over (git dates): only heads are read.
     entries: bool
+    #: The words a head that says something holds (htmlcheck.head_markers),
+    #: where short pages that hold none are listed without a reading of their
+    #: head (see _check_chunk); None where every page goes through select_page.
+    markers: tuple[bytes, ...] | None
+    formatter: BlockFormatter
 
 
 def _folder_checker(options: Options, site_dir: str, rules: RobotsRules | None, entries: bool) -> _FolderChecker:
+    # Imported here: urllist makes its default entry parts (an Options) when
+    # imported, which a run that builds no folder need not pay.
+    from .urllist import BlockFormatter
+
+    # Exclude globs and robots.txt rules judge each URL in select_page.
+    quick = entries and rules is None and not options.exclude
     return _FolderChecker(
         options,
         Scope(options.base_url),
@@ -197,40 +213,86 @@ def _folder_checker(options: Options, site_dir: str, rules: RobotsRules | None, 
         ShardPlanner(options),
         options.lastmod != "none",
         entries,
+        head_markers(
+            options.check_noindex,
+            options.check_canonical,
+            options.check_redirects,
+            options.lastmod != "none",
+            True,
+            options.images,
+        )
+        if quick
+        else None,
+        BlockFormatter(options),
     )
+
+
+# A page name made only of these is its URL path as it is (encode_path and the
+# quick block formatting keep each of them, and none needs escaping in XML).
+_UNUSUAL_NAME_CHARACTER = deferred(r"[^A-Za-z0-9._~/-]")
+
+
+def _first_read(path: str) -> tuple[bytes, os.stat_result] | None:
+    """The first FIRST_READ bytes of the regular file ``path`` and its status,
+    or None (unreadable, or not a regular file: select_page says which)."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, FIRST_READ)
+        status = os.fstat(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return (data, status) if stat.S_ISREG(status.st_mode) else None
+
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
 def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _CheckedPages:
     """Check, date and format the pages ``names`` (relative file names, the
-    first at walk position ``first``)."""
-    options, scope, rules, base, output_dir, planner, dated, entries = checker
+    first at walk position ``first``).
+
+    A page whose head says nothing to the checks (most pages of most sites),
+    under a name that is its URL path, is listed without a Page or an entry of
+    its own: the chunk's such pages are formatted as one block of URL and date
+    lines by the block formatting ``generate`` uses (the same bytes as
+    EntryWriter's). One read of the page's first FIRST_READ bytes serves its
+    file time and its head: a page it holds whole that holds none of the words
+    the checks look for needs no reading of its head as a browser reads it
+    (htmlcheck.says_nothing); another one's head is read on from there. The
+    other pages (and those under other names) go through select_page.
+    """
+    options, scope, rules, base, output_dir, planner, dated, entries, markers, formatter = checker
     report = Report()
     result = EncodeResult()
     writer = EntryWriter(options, scope, result)
     found = _CheckedPages()
     heads: dict[str, HeadFacts] = {}
     broken: list[str] = []
-    for position, name in enumerate(names, first):
-        path = page_file(base, name)
-        # The file time first, so that one Page serves the checks and the entry
-        # (a page left out needed no stat, but few are).
+    # The pages that said nothing: walk position, name, URL path, file time.
+    quiet: list[tuple[int, str, str, float | None]] = []
+    plain_names = markers is not None and not _UNUSUAL_NAME_CHARACTER.search("/".join(names))
+
+    def check(
+        position: int, name: str, path: str, stamp: float | None, start: bytes | None, said: HeadVerdict | None
+    ) -> None:
         lastmod: dt.date | dt.datetime | None = None
-        stamp = None
-        if dated and entries:
-            try:
-                stamp = os.stat(path).st_mtime
-            except OSError:
-                pass  # gone or unreadable: nothing to say about it
-            else:
-                if trusted_file_time(stamp):
-                    lastmod = moment_of_timestamp(stamp)
+        if stamp is not None and trusted_file_time(stamp):
+            lastmod = moment_of_timestamp(stamp)
         page = folder_page(name, path, lastmod=lastmod)
         noticed, broke = len(report.notices), len(broken)
-        loc, may_list, verdict = select_page(page, scope, options, rules, report, heads, output_dir, broken)
+        loc, may_list, verdict = select_page(
+            page, scope, options, rules, report, heads, output_dir, broken, said, start
+        )
+        verdict = said if verdict is None else verdict
         if verdict is not None and verdict is not NOTHING_SAID:
             found.verdicts.append((position, verdict))
         if not entries:
-            continue
+            return
         if len(report.notices) > noticed:
             found.notices += [(page.loc, notice) for notice in report.notices[noticed:]]
         if len(broken) > broke:
@@ -241,7 +303,7 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
             # build_pages' to do.
             found.alternates = True
         if not may_list or loc is None:
-            continue
+            return
         # build_pages' order: a date the head declares, else the file time.
         declared = facts.declared_date() if dated and facts is not None else None
         images = allowed_images(facts.images, scope, rules) if facts is not None and facts.images else ()
@@ -253,10 +315,10 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
         writer.previous = None
         entry = writer.entry(page)
         if entry is None:
-            continue
+            return
         if not planner.fits_alone(entry):
             result.excluded.append(Excluded(page.loc, "too long"))
-            continue
+            return
         if options.images:
             found.images_shown += 1
             if facts is not None:
@@ -267,15 +329,74 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
         flags = 1 if stamp is not None and lastmod is not None else 0
         if images and facts is not None and facts.uncertain_images:
             flags |= 2
-        by_file_time = bytes([flags])
-        order = position.to_bytes(_ORDER_BYTES, "big")
-        found.listed.append(scope.path_below(loc).encode("ascii") + b"\0" + order + by_file_time + entry)
+        found.listed.append(_listed(scope.path_below(loc), position, flags, entry))
         if stamp is not None:
             found.dated(name, stamp, trusted_file_time(stamp))
+
+    for position, name in enumerate(names, first):
+        path = page_file(base, name)
+        stamp: float | None = None
+        start: bytes | None = None
+        said: HeadVerdict | None = None
+        if markers is not None:
+            read = _first_read(path)
+            if read is not None:
+                start, status = read
+                stamp = status.st_mtime if dated else None
+                if (plain_names or not _UNUSUAL_NAME_CHARACTER.search(name)) and not is_error_page(name):
+                    below = path_of_file(name)
+                    loc = scope.prefix + below
+                    if len(start) == status.st_size < FIRST_READ and says_nothing(start, loc, markers, options.images):
+                        quiet.append((position, name, below, stamp))
+                        continue
+                    # Its head read as a browser reads it, on from the first read.
+                    said = head_verdict(path, loc, scope, options, output_dir, None, start)
+                    if said is NOTHING_SAID:
+                        quiet.append((position, name, below, stamp))
+                        continue
+                    start = None
+        elif dated and entries:
+            # The file time first, so that one Page serves the checks and the entry
+            # (a page left out needed no stat, but few are).
+            try:
+                stamp = os.stat(path).st_mtime
+            except OSError:
+                pass  # gone or unreadable: nothing to say about it
+        check(position, name, path, stamp, start, said)
+
+    if quiet:
+        # Each line the page's URL and, when it may be its date, its file time.
+        lastmod_text = writer.lastmod_text
+        dates = [
+            lastmod_text(moment_of_timestamp(stamp)) if stamp is not None and trusted_file_time(stamp) else None
+            for _, _, _, stamp in quiet
+        ]
+        lines = [
+            scope.prefix + below if date is None else scope.prefix + below + "\t" + date
+            for (_, _, below, _), date in zip(quiet, dates)
+        ]
+        plain = formatter.plain(("\n".join(lines) + "\n").encode("ascii"))
+        if plain is None:
+            # A line the quick formatting does not take (too long for a loc, say):
+            # each page on its own, as any other.
+            for position, name, _, stamp in quiet:
+                check(position, name, page_file(base, name), stamp, None, None)
+        else:
+            if options.images:
+                found.images_shown += len(quiet)
+            for (position, name, below, stamp), date, entry in zip(quiet, dates, plain.entries()):
+                found.listed.append(_listed(below, position, 0 if date is None else 1, entry))
+                if stamp is not None:
+                    found.dated(name, stamp, trusted_file_time(stamp))
     found.excluded = report.excluded + result.excluded
     found.images_cut = result.images_cut
     found.images_unwritten = result.images_unwritten
     return found.trim()
+
+
+def _listed(below: str, position: int, flags: int, entry: bytes) -> bytes:
+    """A listed page's bytes (see _CheckedPages.listed)."""
+    return below.encode("ascii") + b"\0" + position.to_bytes(_ORDER_BYTES, "big") + bytes((flags,)) + entry
 
 
 def _common_folder(a: str, b: str) -> str:

@@ -38,6 +38,7 @@ def head_verdict(
     options: Options,
     output_dir: Path | None,
     content: str | None = None,
+    start: bytes | None = None,
 ) -> HeadVerdict:
     """What the head of ``output``, the built page at ``loc``, says for the
     sitemap: why it must stay out (a reason, or a reason and where the page
@@ -45,7 +46,8 @@ def head_verdict(
     and ``"loc -> target"`` when its canonical link names a page ``output_dir``
     does not have (it stays listed). Reads only that one file (and ``content``,
     the page's :attr:`~Page.content_html`, for its images), so pages can be
-    checked in any process, in any order."""
+    checked in any process, in any order; ``start``: its first bytes, read
+    already (see :func:`~sitemapkit.site.htmlcheck.inspect_built_page`)."""
     try:
         facts = inspect_built_page(
             output,
@@ -58,6 +60,7 @@ def head_verdict(
             images=options.images,
             same_page=lambda target: _other_builder_form(output, loc, target),
             content=content,
+            start=start,
         )
     except FileNotFoundError:
         return NOTHING_SAID  # not written (yet): nothing in it can ask to be left out
@@ -147,6 +150,7 @@ def select_page(
     output_dir: Path | None,
     broken_canonicals: list[str],
     verdict: HeadVerdict | None = None,
+    start: bytes | None = None,
 ) -> tuple[str | None, bool, HeadVerdict | None]:
     """A page's sitemap loc, whether it may be listed, and what its head said
     when this call read it (None when it was given, or not read); what leaves it out goes
@@ -155,7 +159,8 @@ def select_page(
     ``broken_canonicals``. The loc is None for a page that is out of scope or
     whose URL cannot be written (it dates nothing). Duplicates are the caller's
     to find. ``verdict`` is what :func:`head_verdict` said of the page's head,
-    when it was read already (in a worker process)."""
+    when it was read already (in a worker process); ``start``: the first bytes
+    of its built file, read already (see :func:`head_verdict`)."""
     try:
         loc = scope.loc(page.loc)
     except OutOfScope as out:
@@ -172,7 +177,9 @@ def select_page(
     elif not page.listed:
         reason = "metadata"
     else:
-        reason, read = _exclusion(page, loc, scope, options, rules, heads, output_dir, broken_canonicals, verdict)
+        reason, read = _exclusion(
+            page, loc, scope, options, rules, heads, output_dir, broken_canonicals, verdict, start
+        )
     if reason is None:
         return loc, True, read
     if isinstance(reason, tuple):
@@ -194,6 +201,7 @@ def _exclusion(
     output_dir: Path | None = None,
     broken: list[str] | None = None,
     verdict: HeadVerdict | None = None,
+    start: bytes | None = None,
 ) -> tuple[str | tuple[str, str] | None, HeadVerdict | None]:
     """Why ``page`` must stay out of the sitemap (a reason, or a reason and where
     the page points), or None; and its head's verdict when read here. The cheap
@@ -213,7 +221,7 @@ def _exclusion(
         return None, None
     read = None
     if verdict is None:
-        read = verdict = head_verdict(page.output, loc, scope, options, output_dir, page.content_html)
+        read = verdict = head_verdict(page.output, loc, scope, options, output_dir, page.content_html, start)
     reason, facts, broken_text = verdict
     if facts is not None:
         heads[loc] = facts

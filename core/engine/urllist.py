@@ -281,7 +281,7 @@ class _LineError(Exception):
         self.kind = kind
 
 
-class _BlockFormatter:
+class BlockFormatter:
     """Formats one block, quickly when it is plain, line by line when it is not."""
 
     def __init__(self, options: Options) -> None:
@@ -433,14 +433,14 @@ def _write(folder: Path, files: list[SitemapFile]) -> list[SitemapFile]:
 class _BlockWorker(NamedTuple):
     """What a process formatting blocks holds (see workers.Workers)."""
 
-    formatter: _BlockFormatter
+    formatter: BlockFormatter
     folder: Path
     #: The input file, for the blocks a process reads itself; None for a stream.
     descriptor: int | None
 
 
 def _block_worker(options: Options, folder: str, descriptor: int | None) -> _BlockWorker:
-    return _BlockWorker(_BlockFormatter(options), Path(folder), descriptor)
+    return _BlockWorker(BlockFormatter(options), Path(folder), descriptor)
 
 
 def _block(worker: _BlockWorker, task: bytes | tuple[int, int]) -> bytes:
@@ -578,7 +578,7 @@ class _Speculation:
         self.settled = False
 
     @classmethod
-    def of_file(cls, formatter: _BlockFormatter, descriptor: int, first: tuple[int, int]) -> _Speculation | None:
+    def of_file(cls, formatter: BlockFormatter, descriptor: int, first: tuple[int, int]) -> _Speculation | None:
         """A speculation for the file whose first block is the range ``first``,
         or None when it may fit one file or its sample cannot be formatted."""
         size = os.fstat(descriptor).st_size
@@ -736,7 +736,7 @@ def write_url_list(
             return files
     publication = target
     folder = publication.folder
-    formatter = _BlockFormatter(options)
+    formatter = BlockFormatter(options)
     sequencer = Sequencer(formatter.planner)
     ranges = file_ranges(source)
     # Blocks, or for a file the ranges each process reads its blocks from.

@@ -63,6 +63,8 @@ HEAD_READ_LIMIT = 65_536
 # the first (a Pelican or Sphinx head is 1-3 KiB); a longer one is read on from
 # where the first read stopped, never from its start again.
 _READ_SIZES = (4_096, 16_384, HEAD_READ_LIMIT)
+#: Bytes asked for by a page's first read (a page shorter than this is read whole by it).
+FIRST_READ = _READ_SIZES[0]
 # Windows would translate line ends without O_BINARY. O_NONBLOCK: opening a FIFO
 # handed over as a page returns at once instead of waiting for a writer forever
 # (regular files ignore the flag).
@@ -225,23 +227,22 @@ def inspect_built_page(
     images: bool = False,
     same_page: Callable[[str], bool] | None = None,
     content: str | None = None,
+    start: bytes | None = None,
 ) -> HeadFacts:
     """:func:`check_built_page`, and with ``dates`` and ``alternates`` also the
     page's own last-change dates and hreflang alternates, and with ``images`` the
     images it shows, from the same one read of the page (the whole page when its
     images are wanted, else its head). ``content``: the page's own content as its
     tool rendered it (:attr:`Page.content_html`); its images are then read from
-    it, every one the page's, and the page only to the end of its head."""
+    it, every one the page's, and the page only to the end of its head.
+    ``start``: the file's first bytes, read already from the regular file
+    ``path`` by one read of :data:`FIRST_READ` bytes (see :func:`says_nothing`):
+    the reading goes on from there."""
     if not (noindex or canonical or redirects or dates or alternates or images):
         return _NO_FACTS
-    markers = (
-        _markers(noindex, canonical, redirects)
-        + (_DATE_MARKERS if dates else ())
-        + (_HREFLANG_MARKERS if alternates else ())
-        + (_IMAGE_MARKERS if images else ())
-    )
+    markers = head_markers(noindex, canonical, redirects, dates, alternates, images)
     whole = images and content is None
-    data, reader = _read_head(path, whole=whole)
+    data, reader = _read_head(path, whole=whole, start=start)
     head = data[: reader.end]
     # A page read whole is lowered once, for its head and its body alike.
     data_lowered = data.lower() if whole else b""
@@ -269,8 +270,7 @@ def inspect_built_page(
         # The common case, kept cheap: the one canonical link names the page itself,
         # written exactly as its URL (as MkDocs, Material and Sphinx write it). Were
         # it inside a comment or a script, the head would name no canonical at all.
-        own = url.encode("utf-8", "surrogatepass")
-        plain = b'rel="canonical" href="' + own + b'"' in head
+        plain = _own_canonical_link(url) in head
     if plain:
         # The head says nothing the checks look for: only the body's images are left.
         if body is None or not (body.content or body.elsewhere):
@@ -422,26 +422,43 @@ def _is_page_node(node: dict) -> bool:
     )
 
 
-def _read_head(path: Path | str, whole: bool = False) -> tuple[bytes, HeadReader]:
+def _read_head(path: Path | str, whole: bool = False, start: bytes | None = None) -> tuple[bytes, HeadReader]:
     """The start of the file, read until its head has ended (at most
     HEAD_READ_LIMIT bytes), and the reader that found where (``reader.end``);
-    ``whole``: the whole file (at most PAGE_READ_LIMIT bytes), for its body too.
+    ``whole``: the whole file (at most PAGE_READ_LIMIT bytes), for its body too;
+    ``start``: the first read's bytes, read already (see inspect_built_page).
 
     os.open and os.read rather than open(): the file object's buffer and checks
     cost about as much as the reading itself (4 of 13 microseconds a page).
     """
     reader = HeadReader()
-    fd = os.open(path, _OPEN_FLAGS)
+    fd: int | None = None
+    # A first read shorter than asked for, handed over, held the whole file.
+    ended = start is not None and len(start) < FIRST_READ
+
+    def more(size: int) -> bytes:
+        nonlocal fd
+        if fd is None:
+            if ended:
+                return b""
+            fd = os.open(path, _OPEN_FLAGS)
+            os.lseek(fd, len(data), os.SEEK_SET)
+        return os.read(fd, size)
+
     try:
-        data = os.read(fd, _READ_SIZES[0])
-        if not data and not stat.S_ISREG(os.fstat(fd).st_mode):
-            # A FIFO without a writer reads as empty: no page, and nothing checked.
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if start is None:
+            fd = os.open(path, _OPEN_FLAGS)
+            data = os.read(fd, FIRST_READ)
+            if not data and not stat.S_ISREG(os.fstat(fd).st_mode):
+                # A FIFO without a writer reads as empty: no page, and nothing checked.
+                raise OSError(errno.EINVAL, "not a regular file", str(path))
+        else:
+            data = start
         if data[:2] in _UTF16_BOMS:
-            data = _utf16_head(fd, data)
+            data = _utf16_head(more, data)
             reader.read(data, final=True)
             return data, reader
-        if not whole and reader.read(data, final=False):
+        if not whole and reader.read(data, final=ended):
             # Most heads end within the first read: no second read only to
             # find the end of the file.
             return data, reader
@@ -449,7 +466,7 @@ def _read_head(path: Path | str, whole: bool = False) -> tuple[bytes, HeadReader
             # A regular file returns less than asked for only at its end, but a
             # read may also stop short (a signal, some network file systems).
             while len(data) < size:
-                chunk = os.read(fd, size - len(data))
+                chunk = more(size - len(data))
                 if not chunk:
                     break
                 data += chunk
@@ -461,7 +478,7 @@ def _read_head(path: Path | str, whole: bool = False) -> tuple[bytes, HeadReader
             pieces = [data]
             total = len(data)
             while total < PAGE_READ_LIMIT:
-                chunk = os.read(fd, min(1 << 20, PAGE_READ_LIMIT - total))
+                chunk = more(min(1 << 20, PAGE_READ_LIMIT - total))
                 if not chunk:
                     break
                 pieces.append(chunk)
@@ -469,15 +486,16 @@ def _read_head(path: Path | str, whole: bool = False) -> tuple[bytes, HeadReader
             data = b"".join(pieces)
         return data, reader
     finally:
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
 
 
-def _utf16_head(fd: int, start: bytes) -> bytes:
+def _utf16_head(more: Callable[[int], bytes], start: bytes) -> bytes:
     """The first HEAD_READ_LIMIT bytes of a UTF-16 page whose first bytes
-    ``start`` (BOM included) were read from ``fd``, as UTF-8."""
+    ``start`` (BOM included) were read, the rest read by ``more``, as UTF-8."""
     data = start
     while len(data) < HEAD_READ_LIMIT:
-        chunk = os.read(fd, HEAD_READ_LIMIT - len(data))
+        chunk = more(HEAD_READ_LIMIT - len(data))
         if not chunk:
             break
         data += chunk
@@ -638,12 +656,65 @@ def _marker_pattern(markers: tuple[bytes, ...]) -> re.Pattern[bytes]:
     return re.compile(b"|".join(re.escape(marker) for marker in (b"<base", *markers)), re.IGNORECASE)
 
 
-def _markers(noindex: bool, canonical: bool, redirects: bool) -> tuple[bytes, ...]:
+def head_markers(
+    noindex: bool, canonical: bool, redirects: bool, dates: bool, alternates: bool, images: bool
+) -> tuple[bytes, ...]:
+    """The words (lowercase) a head holds when the checks switched on may find
+    something in it: a head holding none of them says nothing to them."""
     return (
         (_NOINDEX_MARKERS if noindex else ())
         + (_CANONICAL_MARKERS if canonical else ())
         + (_REFRESH_MARKERS if redirects else ())
+        + (_DATE_MARKERS if dates else ())
+        + (_HREFLANG_MARKERS if alternates else ())
+        + (_IMAGE_MARKERS if images else ())
     )
+
+
+def _own_canonical_link(url: str) -> bytes:
+    """A canonical link naming ``url`` written exactly as it is (as MkDocs,
+    Material and Sphinx write it)."""
+    return b'rel="canonical" href="' + url.encode("utf-8", "surrogatepass") + b'"'
+
+
+def says_nothing(page: bytes, url: str, markers: tuple[bytes, ...], images: bool) -> bool:
+    """Whether the page published at ``url``, all of whose bytes are ``page``,
+    says nothing to the checks whose :func:`head_markers` are ``markers`` (with
+    ``images``: and shows no image): :func:`inspect_built_page` would find
+    nothing, and the head need not be read as a browser reads it.
+
+    Whatever the head's end, its bytes are among the page's: a page holding
+    none of the words holds none in its head; one whose one ``canonical`` is a
+    link naming ``url`` as written names the page itself where that link is in
+    the head, and nothing where it is not (in the body, a comment, a script).
+    False says only that the head must be read.
+    """
+    if page[:2] in _UTF16_BOMS:
+        return False  # the words are in UTF-16
+    lowered = page.lower()
+    if images and IMAGE_TAG_START.search(lowered) is not None:
+        return False
+    hits = [word for word in _searched_words(markers) if word in lowered]
+    if not hits:
+        return True
+    return hits == [b"canonical"] and lowered.count(b"canonical") == 1 and _own_canonical_link(url) in page
+
+
+# Shorter words that each stand for two markers holding them: one search through
+# the page instead of two (each search reads it all when the words are absent, as
+# they mostly are). A page holding the shorter word only ("bottom") is read.
+_WORDS_FOR_TWO = ((b"bot", (b"robots", b"googlebot")), (b"modified", (b"modified_time", b"datemodified")))
+
+
+@functools.lru_cache(maxsize=16)
+def _searched_words(markers: tuple[bytes, ...]) -> tuple[bytes, ...]:
+    """What says_nothing searches a page for: ``markers``, or shorter words
+    standing for two of them."""
+    words = list(markers)
+    for word, pair in _WORDS_FOR_TWO:
+        if all(marker in words for marker in pair):
+            words = [marker for marker in words if marker not in pair] + [word]
+    return tuple(words)
 
 
 def _decode(tags: bytes, head: bytes) -> str:

@@ -14,7 +14,7 @@ from html import escape
 
 import html5lib
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sitemapkit.site.htmlcheck import HEAD_READ_LIMIT, _HeadParser, check_built_page, refresh_url, relevant_tags
@@ -633,3 +633,86 @@ def test_the_head_holds_what_html5lib_puts_in_it(fragments):
 
 def _state(parser: _HeadParser) -> tuple:
     return parser.noindex, parser.canonical_hrefs, parser.refresh_target, parser.base_href
+
+
+# ---- says_nothing: the quick verdict on a page read whole ------------------------------
+
+_OWN = "https://example.org/guide/"
+# Pieces a short page is made of: the words the checks look for in any case and
+# place (a tag, a comment, a script, a title, an attribute value, the body), the
+# page's own canonical link and others, heads' ends that are not ends, images.
+_QUIET_PIECES = [
+    "<title>Guide</title>",
+    "<title></head><body>canonical</title>",
+    '<meta name="viewport" content="width=device-width">',
+    '<meta name="robots" content="noindex">',
+    '<META NAME="ROBOTS" CONTENT="NOINDEX">',
+    '<meta name="googlebot" content="none">',
+    '<meta name="robots" content="index, follow">',
+    f'<link rel="canonical" href="{_OWN}">',
+    f'<link rel="Canonical" href="{_OWN}">',
+    '<link rel="canonical" href="https://example.org/other/">',
+    "<link rel=canonical href=/guide/>",
+    f'<!-- <link rel="canonical" href="{_OWN}"> -->',
+    '<!-- <meta name="robots" content="noindex"> -->',
+    '<meta http-equiv="refresh" content="0; url=/other/">',
+    '<meta property="article:modified_time" content="2024-01-02T03:04:05+00:00">',
+    '<script type="application/ld+json">{"dateModified": "2024-02-03"}</script>',
+    '<script>var s = "</head><body>";</script>',
+    '<link rel="alternate" hreflang="fr" href="https://example.org/fr/guide/">',
+    '<meta property="og:image" content="/cover.png">',
+    '<base href="/elsewhere/">',
+    "</head>",
+    "<body>",
+    "<p>Robots, canonical forms and a refresh of the hreflang notes.</p>",
+    '<img src="/figure.png" alt="">',
+    '<main><img src="figure.png"></main>',
+    "<noscript><meta name=robots content=noindex></noscript>",
+    "<template><meta name=robots content=noindex></template>",
+    "text before the head ends ",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.sampled_from(_QUIET_PIECES), max_size=8), images=st.booleans(), bom=st.booleans())
+# The page's own link where the head does not hold it, and another one where it does.
+@example(pieces=[_QUIET_PIECES[11], _QUIET_PIECES[9]], images=False, bom=False)
+@example(pieces=[_QUIET_PIECES[16], _QUIET_PIECES[7], "</head><body>", _QUIET_PIECES[3]], images=False, bom=False)
+def test_a_page_said_to_say_nothing_says_nothing_when_read_whole(tmp_path_factory, pieces, images, bom) -> None:
+    from sitemapkit.site.htmlcheck import head_markers, inspect_built_page, says_nothing
+
+    text = "<!doctype html><html><head>" + "".join(pieces) + "</body></html>"
+    data = text.encode("utf-16") if bom else text.encode()
+    path = tmp_path_factory.mktemp("page") / "index.html"
+    path.write_bytes(data)
+    markers = head_markers(True, True, True, True, True, images)
+    if says_nothing(data, _OWN, markers, images):
+        facts = inspect_built_page(
+            path, _OWN, noindex=True, canonical=True, redirects=True, dates=True, alternates=True, images=images
+        )
+        assert facts == type(facts)(), (text, facts)
+        assert not bom
+
+
+def test_says_nothing_only_of_pages_that_need_no_reading() -> None:
+    from sitemapkit.site.htmlcheck import head_markers, says_nothing
+
+    markers = head_markers(True, True, True, True, True, False)
+    page = f'<!doctype html><html><head><title>t</title><link rel="canonical" href="{_OWN}"></head><body>x</body>'
+    assert says_nothing(page.encode(), _OWN, markers, False)
+    assert says_nothing(b"<p>plain", _OWN, markers, False)
+    # Its own link twice, another URL, a word in the body: the head is read.
+    assert not says_nothing(
+        page.replace("<title>", f'<link rel="canonical" href="{_OWN}">').encode(), _OWN, markers, False
+    )
+    assert not says_nothing(page.encode(), "https://example.org/other/", markers, False)
+    assert not says_nothing(page.replace("x</body>", "Robots</body>").encode(), _OWN, markers, False)
+    assert not says_nothing(page.encode("utf-16"), _OWN, markers, False)
+    # A check switched off has no word to look for.
+    assert says_nothing(
+        page.encode(), "https://example.org/other/", head_markers(True, False, True, True, True, False), False
+    )
+    # An image on a page whose images are wanted is read.
+    with_image = page.replace("x</body>", '<img src="a.png"></body>').encode()
+    assert says_nothing(with_image, _OWN, markers, False)
+    assert not says_nothing(with_image, _OWN, head_markers(True, True, True, True, True, True), True)

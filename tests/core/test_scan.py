@@ -21,15 +21,17 @@ BASE = "https://example.org/"
 ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-def _page(path: Path, head: str = "", stamp: int | None = None) -> None:
+def _page(path: Path, head: str = "", stamp: int | None = None, body: str = "x") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"<!doctype html><html><head><title>t</title>{head}</head><body>x</body></html>")
+    path.write_text(f"<!doctype html><html><head><title>t</title>{head}</head><body>{body}</body></html>")
     if stamp is not None:
         os.utime(path, (stamp, stamp))
 
 
-def make_site(root: Path, times: str, duplicates: bool, alternates: bool = False) -> Path:
-    """A few hundred pages of every kind the checks tell apart, in many folders."""
+def make_site(root: Path, times: str, duplicates: bool, alternates: bool = False, robots: bool = True) -> Path:
+    """A few hundred pages of every kind the checks tell apart, in many folders;
+    ``robots``: a robots.txt that disallows some (without one, the pages that say
+    nothing are listed without a reading of their heads: see _check_chunk)."""
     site = root / "site"
     stamps = {
         "spread": lambda n: 1_700_000_000 + n * 3_613,
@@ -61,7 +63,23 @@ def make_site(root: Path, times: str, duplicates: bool, alternates: bool = False
             elif number == 9 and alternates:
                 other = f"{BASE}s{section}/p8/"
                 head += f'<link rel="alternate" hreflang="en" href="{other}"><link rel="alternate" hreflang="fr" href="{url}">'
-            _page(site / f"s{section}" / f"p{number}" / "index.html", head, stamps(n))
+            elif number == 10:
+                head = '<META NAME="ROBOTS" CONTENT="NOINDEX">'
+            elif number == 11:
+                # The words in the body and a comment only: the page says nothing.
+                head += '<!-- robots canonical --><meta name="description" content="a refresh">'
+            elif number == 12:
+                # Longer than a first read: its head read on from there.
+                head += "<meta name=x>" * 400 + '<meta name="robots" content="noindex">' * (section % 2)
+            elif number == 13:
+                # Its own link in a comment, another one in the head.
+                head = f'<!-- <link rel="canonical" href="{url}"> --><link rel="canonical" href="{BASE}s{section}/p1/">'
+            elif number == 14:
+                head = f'<link rel="canonical" href="{url}"><link rel="canonical" href="{url}">'
+            # An image on two pages in five: not the site's chrome, counted
+            # among all the pages listed (most of which say nothing).
+            body = '<img src="/logo.png">' if number >= 15 else "x"
+            _page(site / f"s{section}" / f"p{number}" / "index.html", head, stamps(n), body)
         _page(site / f"s{section}" / "a b.html", "", stamps(n + 1))
         if duplicates:
             # Once the same URL as "a b.html"; a name of its own since names are paths.
@@ -72,7 +90,13 @@ def make_site(root: Path, times: str, duplicates: bool, alternates: bool = False
     _page(site / "404.html", "", stamps(0))
     _page(site / ".hidden" / "x.html", "", stamps(0))
     _page(site / "private" / "index.html", "", stamps(7))
-    (site / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
+    _page(site / "s2" / "x_~-.y.html", "", stamps(8))
+    _page(site / "s2" / "utf-16.html", "", stamps(8))
+    (site / "s2" / "utf-16.html").write_bytes(
+        '<html><head><meta name="robots" content="noindex"></head></html>'.encode("utf-16")
+    )
+    if robots:
+        (site / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
     if not ROOT_USER:
         _page(site / "s1" / "locked.html", "", stamps(9))
         (site / "s1" / "locked.html").chmod(0)
@@ -95,6 +119,13 @@ def report_text(report) -> tuple[str, list, list]:
     ("times", "lastmod", "duplicates", "alternates", "form"),
     [
         *[(times, "mtime", False, False, {}) for times in ("spread", "flat", "some before 1980", "all before 1980")],
+        # Without robots.txt rules: most pages listed without a reading of their heads.
+        ("spread", "mtime", False, False, {"robots": False}),
+        ("spread", "mtime", False, False, {"robots": False, "images": True}),
+        ("flat", "mtime", False, False, {"robots": False, "images": True}),
+        ("some before 1980", "mtime", True, False, {"robots": False, "images": False}),
+        ("spread", "none", False, False, {"robots": False, "format": "txt"}),
+        ("spread", "mtime", False, True, {"robots": False, "changefreq": "weekly"}),
         ("spread", "mtime", True, False, {}),
         ("flat", "mtime", True, False, {}),
         ("spread", "none", True, False, {}),
@@ -108,7 +139,9 @@ def report_text(report) -> tuple[str, list, list]:
 def test_every_core_writes_what_build_site_writes(
     tmp_path: Path, times: str, lastmod: str, duplicates: bool, alternates: bool, form: dict
 ) -> None:
-    site = make_site(tmp_path / "made", times, duplicates, alternates)
+    form = dict(form)
+    robots = form.pop("robots", True)
+    site = make_site(tmp_path / "made", times, duplicates, alternates, robots)
     # Small files and small chunks: shards, an index, and pages in many chunks.
     options = Options(base_url=BASE, lastmod=lastmod, max_urls=100, report_file="report.txt", **form)
     results = {}
@@ -128,13 +161,17 @@ def test_every_core_writes_what_build_site_writes(
     for name, got in results.items():
         assert got == expected, name
     for name, data in files.items():
-        if name.endswith(".xml") and not form:
+        if name.endswith(".xml") and form.get("format") != "txt":
             assert_valid(data)
     details = expected[2][0]
     # File names are names: "a%20b.html" is served at a%2520b.html, no duplicate.
     assert "excluded (duplicate)" not in details
     assert "excluded (noindex): https://example.org/s0/p3/" in details
-    assert "excluded (robots.txt): https://example.org/private/" in details
+    assert ("excluded (robots.txt): https://example.org/private/" in details) == robots
+    for number in (10, 13):
+        assert f"https://example.org/s0/p{number}/" in details
+    assert "https://example.org/s1/p12/" in details and "https://example.org/s0/p12/" not in details
+    assert "https://example.org/s2/utf-16.html" in details
     assert (b"<xhtml:link" in b"".join(files.values())) == alternates
     if lastmod == "mtime" and not form:
         dates = re.findall(rb"<url><loc>[^<]*</loc><lastmod>([^<]*)", b"".join(files.values()))

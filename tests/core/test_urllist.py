@@ -396,7 +396,7 @@ def test_every_entry_option_takes_the_block_path_to_the_same_bytes(
     options = dict(max_urls=100, max_bytes=65536, **extra)
     # The list's plain blocks take the quick path with these options too.
     assert (
-        urllist._BlockFormatter(Options(base_url=BASE, **options)).plain(("\n".join(lines[:40]) + "\n").encode())
+        urllist.BlockFormatter(Options(base_url=BASE, **options)).plain(("\n".join(lines[:40]) + "\n").encode())
         is not None
     )
     files, result = run_list(tmp_path, data, source_kind, 1024, monkeypatch, **options)
