@@ -151,6 +151,28 @@ class _CheckedPages:
             self.too_old_count += 1
             self.too_old_names.append(name)
 
+    def all_dated(self, names: list[str], stamps: list[float]) -> None:
+        """:meth:`dated` for many listed pages at once, ``names`` (in walk order)
+        with their file times ``stamps``."""
+        if not names:
+            return
+        # The folder all of them lie in: their names' common start, to its last "/".
+        start = os.path.commonprefix(names)
+        folder = start[: max(start.rfind("/"), 0)]
+        self.common = folder if self.common is None else _common_folder(self.common, folder)
+        plausible = list(map(trusted_file_time, stamps))
+        if all(plausible):
+            self.plausible.extend(stamps)
+            self.plausible_names += names
+            return
+        for name, stamp, is_plausible in zip(names, stamps, plausible):
+            if is_plausible:
+                self.plausible.append(stamp)
+                self.plausible_names.append(name)
+            else:
+                self.too_old_count += 1
+                self.too_old_names.append(name)
+
     def trim(self) -> _CheckedPages:
         """Only the names a notice shows are kept."""
         self.plausible_names = heapq.nsmallest(NOTICE_EXAMPLES, self.plausible_names)
@@ -384,10 +406,10 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
         else:
             if options.images:
                 found.images_shown += len(quiet)
-            for (position, name, below, stamp), date, entry in zip(quiet, dates, plain.entries()):
+            for (position, _, below, _), date, entry in zip(quiet, dates, plain.entries()):
                 found.listed.append(_listed(below, position, 0 if date is None else 1, entry))
-                if stamp is not None:
-                    found.dated(name, stamp, trusted_file_time(stamp))
+            if dated:
+                found.all_dated([name for _, name, _, _ in quiet], [stamp for _, _, _, stamp in quiet])
     found.excluded = report.excluded + result.excluded
     found.images_cut = result.images_cut
     found.images_unwritten = result.images_unwritten
