@@ -34,7 +34,6 @@ import heapq
 import itertools
 import operator
 import os
-import stat
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -60,7 +59,7 @@ from ..protocol.robotsrules import RobotsRules
 from ..protocol.urls import Scope, path_of_file
 from ..publish import publication as publish
 from ..site.folder import file_prefix, folder_page, page_file, walk_pages
-from ..site.htmlcheck import FIRST_READ, HeadFacts, head_markers, says_nothing
+from ..site.htmlcheck import FIRST_READ, HeadFacts, first_read, head_markers, says_nothing
 from ..site.lastmod import file_times_notice, git_installed, git_leaves_to_file_times, one_batch, trusted_file_time
 from .pages import allowed_images, build_pages, chrome_images, write_sitemaps
 from .selection import (
@@ -254,26 +253,6 @@ def _folder_checker(options: Options, site_dir: str, rules: RobotsRules | None, 
 _UNUSUAL_NAME_CHARACTER = deferred(r"[^A-Za-z0-9._~/-]")
 
 
-def _first_read(path: str) -> tuple[bytes, os.stat_result] | None:
-    """The first FIRST_READ bytes of the regular file ``path`` and its status,
-    or None (unreadable, or not a regular file: select_page says which)."""
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError:
-        return None
-    try:
-        data = os.read(fd, FIRST_READ)
-        status = os.fstat(fd)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return (data, status) if stat.S_ISREG(status.st_mode) else None
-
-
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
-
-
 def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _CheckedPages:
     """Check, date and format the pages ``names`` (relative file names, the
     first at walk position ``first``).
@@ -361,7 +340,7 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
         start: bytes | None = None
         said: HeadVerdict | None = None
         if markers is not None:
-            read = _first_read(path)
+            read = first_read(path)
             if read is not None:
                 start, status = read
                 stamp = status.st_mtime if dated else None

@@ -422,6 +422,24 @@ def _is_page_node(node: dict) -> bool:
     )
 
 
+def first_read(path: str) -> tuple[bytes, os.stat_result] | None:
+    """The first FIRST_READ bytes of the regular file ``path`` and its status
+    (one open file for both), or None when it cannot be read or is not a regular
+    file (inspect_built_page, reading it itself, says why)."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, FIRST_READ)
+        status = os.fstat(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return (data, status) if stat.S_ISREG(status.st_mode) else None
+
+
 def _read_head(path: Path | str, whole: bool = False, start: bytes | None = None) -> tuple[bytes, HeadReader]:
     """The start of the file, read until its head has ended (at most
     HEAD_READ_LIMIT bytes), and the reader that found where (``reader.end``);

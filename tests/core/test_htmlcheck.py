@@ -716,3 +716,27 @@ def test_says_nothing_only_of_pages_that_need_no_reading() -> None:
     with_image = page.replace("x</body>", '<img src="a.png"></body>').encode()
     assert says_nothing(with_image, _OWN, markers, False)
     assert not says_nothing(with_image, _OWN, head_markers(True, True, True, True, True, True), True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<html><head><title>t</title></head><body>short</body></html>",
+        "<html><head>" + "<meta name=x>" * 400 + '<meta name="robots" content="noindex"></head><body>long</body>',
+        "<html><head><script>" + "x" * 5000 + '</script><link rel="canonical" href="/other/"></head>',
+    ],
+)
+@pytest.mark.parametrize("utf16", [False, True])
+def test_a_first_read_handed_over_reads_on_as_one_read_does(tmp_path, text: str, utf16: bool) -> None:
+    from sitemapkit.site.htmlcheck import FIRST_READ, first_read, inspect_built_page
+
+    path = tmp_path / "page.html"
+    path.write_bytes(text.encode("utf-16") if utf16 else text.encode())
+    read = first_read(str(path))
+    assert read is not None and len(read[0]) == min(FIRST_READ, path.stat().st_size)
+    flags = dict(noindex=True, canonical=True, redirects=True, dates=True, alternates=True)
+    for images in (False, True):
+        alone = inspect_built_page(path, "https://example.org/page.html", images=images, **flags)
+        handed = inspect_built_page(path, "https://example.org/page.html", images=images, start=read[0], **flags)
+        assert handed == alone
+    assert first_read(str(tmp_path)) is None  # a folder is no page
