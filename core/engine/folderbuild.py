@@ -143,6 +143,9 @@ class _CheckedPages:
         """A listed page ``name`` has the file time ``stamp``."""
         folder = name.rpartition("/")[0]
         self.common = folder if self.common is None else _common_folder(self.common, folder)
+        self._time(name, stamp, plausible)
+
+    def _time(self, name: str, stamp: float, plausible: bool) -> None:
         if plausible:
             self.plausible.append(stamp)
             self.plausible_names.append(name)
@@ -165,12 +168,7 @@ class _CheckedPages:
             self.plausible_names += names
             return
         for name, stamp, is_plausible in zip(names, stamps, plausible):
-            if is_plausible:
-                self.plausible.append(stamp)
-                self.plausible_names.append(name)
-            else:
-                self.too_old_count += 1
-                self.too_old_names.append(name)
+            self._time(name, stamp, is_plausible)
 
     def trim(self) -> _CheckedPages:
         """Only the names a notice shows are kept."""
