@@ -385,8 +385,8 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
                 found.images_shown += len(quiet)
             for (position, _, below, _), date, entry in zip(quiet, dates, plain.entries()):
                 found.listed.append(_listed(below, position, 0 if date is None else 1, entry))
-            if dated:
-                found.all_dated([name for _, name, _, _ in quiet], [stamp for _, _, _, stamp in quiet])
+            timed = [(name, stamp) for _, name, _, stamp in quiet if stamp is not None]
+            found.all_dated([name for name, _ in timed], [stamp for _, stamp in timed])
     found.excluded = report.excluded + result.excluded
     found.images_cut = result.images_cut
     found.images_unwritten = result.images_unwritten

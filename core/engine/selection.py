@@ -60,7 +60,7 @@ def head_verdict(
             images=options.images,
             same_page=lambda target: _other_builder_form(output, loc, target),
             content=content,
-            start=start,
+            first=start,
         )
     except FileNotFoundError:
         return NOTHING_SAID  # not written (yet): nothing in it can ask to be left out

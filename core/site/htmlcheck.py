@@ -227,7 +227,7 @@ def inspect_built_page(
     images: bool = False,
     same_page: Callable[[str], bool] | None = None,
     content: str | None = None,
-    start: bytes | None = None,
+    first: bytes | None = None,
 ) -> HeadFacts:
     """:func:`check_built_page`, and with ``dates`` and ``alternates`` also the
     page's own last-change dates and hreflang alternates, and with ``images`` the
@@ -235,14 +235,14 @@ def inspect_built_page(
     images are wanted, else its head). ``content``: the page's own content as its
     tool rendered it (:attr:`Page.content_html`); its images are then read from
     it, every one the page's, and the page only to the end of its head.
-    ``start``: the file's first bytes, read already from the regular file
-    ``path`` by one read of :data:`FIRST_READ` bytes (see :func:`says_nothing`):
-    the reading goes on from there."""
+    ``first``: the file's first bytes, read already from the regular file
+    ``path`` by one read of :data:`FIRST_READ` bytes (:func:`first_read`): the
+    reading goes on from there."""
     if not (noindex or canonical or redirects or dates or alternates or images):
         return _NO_FACTS
     markers = head_markers(noindex, canonical, redirects, dates, alternates, images)
     whole = images and content is None
-    data, reader = _read_head(path, whole=whole, start=start)
+    data, reader = _read_head(path, whole=whole, first=first)
     head = data[: reader.end]
     # A page read whole is lowered once, for its head and its body alike.
     data_lowered = data.lower() if whole else b""
@@ -440,11 +440,11 @@ def first_read(path: str) -> tuple[bytes, os.stat_result] | None:
     return (data, status) if stat.S_ISREG(status.st_mode) else None
 
 
-def _read_head(path: Path | str, whole: bool = False, start: bytes | None = None) -> tuple[bytes, HeadReader]:
+def _read_head(path: Path | str, whole: bool = False, first: bytes | None = None) -> tuple[bytes, HeadReader]:
     """The start of the file, read until its head has ended (at most
     HEAD_READ_LIMIT bytes), and the reader that found where (``reader.end``);
     ``whole``: the whole file (at most PAGE_READ_LIMIT bytes), for its body too;
-    ``start``: the first read's bytes, read already (see inspect_built_page).
+    ``first``: the first read's bytes, read already (see inspect_built_page).
 
     os.open and os.read rather than open(): the file object's buffer and checks
     cost about as much as the reading itself (4 of 13 microseconds a page).
@@ -452,7 +452,7 @@ def _read_head(path: Path | str, whole: bool = False, start: bytes | None = None
     reader = HeadReader()
     fd: int | None = None
     # A first read shorter than asked for, handed over, held the whole file.
-    ended = start is not None and len(start) < FIRST_READ
+    ended = first is not None and len(first) < FIRST_READ
 
     def more(size: int) -> bytes:
         nonlocal fd
@@ -464,14 +464,14 @@ def _read_head(path: Path | str, whole: bool = False, start: bytes | None = None
         return os.read(fd, size)
 
     try:
-        if start is None:
+        if first is None:
             fd = os.open(path, _OPEN_FLAGS)
             data = os.read(fd, FIRST_READ)
             if not data and not stat.S_ISREG(os.fstat(fd).st_mode):
                 # A FIFO without a writer reads as empty: no page, and nothing checked.
                 raise OSError(errno.EINVAL, "not a regular file", str(path))
         else:
-            data = start
+            data = first
         if data[:2] in _UTF16_BOMS:
             data = _utf16_head(more, data)
             reader.read(data, final=True)

@@ -737,6 +737,6 @@ def test_a_first_read_handed_over_reads_on_as_one_read_does(tmp_path, text: str,
     flags = dict(noindex=True, canonical=True, redirects=True, dates=True, alternates=True)
     for images in (False, True):
         alone = inspect_built_page(path, "https://example.org/page.html", images=images, **flags)
-        handed = inspect_built_page(path, "https://example.org/page.html", images=images, start=read[0], **flags)
+        handed = inspect_built_page(path, "https://example.org/page.html", images=images, first=read[0], **flags)
         assert handed == alone
     assert first_read(str(tmp_path)) is None  # a folder is no page
