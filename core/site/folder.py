@@ -28,33 +28,36 @@ def walk_pages(site_dir: Path | str, repositories: list[str] | None = None) -> I
     folders_left = [(os.fspath(site_dir), "")]
     while folders_left:
         folder, prefix = folders_left.pop()
+        files, folders = [], []
         try:
             with os.scandir(folder) as listing:
-                entries = list(listing)
+                for entry in listing:
+                    name = entry.name
+                    try:
+                        is_folder = entry.is_dir()
+                    except OSError:
+                        is_folder = False
+                    if is_folder:
+                        if name == ".git" and repositories is not None:
+                            repositories.append(prefix)
+                        if not name.startswith("."):
+                            folders.append(entry)
+                    elif name.endswith(HTML_SUFFIXES):
+                        try:
+                            if entry.is_file():
+                                files.append(prefix + name)
+                        except OSError:
+                            pass
+                    elif name == ".git" and repositories is not None:
+                        repositories.append(prefix)  # a worktree's or submodule's .git file
         except OSError:
             continue  # as os.walk: a folder that cannot be listed has no pages
-        files, folders = [], []
-        for entry in entries:
-            name = entry.name
-            try:
-                is_folder = entry.is_dir()
-            except OSError:
-                is_folder = False
-            if name == ".git" and repositories is not None:
-                repositories.append(prefix)
-            if is_folder:
-                if not name.startswith("."):
-                    folders.append(entry)
-            elif name.endswith(HTML_SUFFIXES):
-                try:
-                    if entry.is_file():
-                        files.append(prefix + name)
-                except OSError:
-                    pass
-        files.sort()
+        if len(files) > 1:
+            files.sort()
         yield from files
-        # Pushed last first, so that they are listed in name order.
-        folders.sort(key=lambda entry: entry.name, reverse=True)
+        if len(folders) > 1:
+            # Pushed last first, so that they are listed in name order.
+            folders.sort(key=_name, reverse=True)
         for entry in folders:
             try:
                 if entry.is_symlink():
@@ -62,6 +65,10 @@ def walk_pages(site_dir: Path | str, repositories: list[str] | None = None) -> I
             except OSError:
                 continue
             folders_left.append((entry.path, prefix + entry.name + "/"))
+
+
+def _name(entry: os.DirEntry) -> str:
+    return entry.name
 
 
 def file_prefix(site_dir: Path | str) -> str:

@@ -371,3 +371,21 @@ def test_what_needs_every_page_walks_and_reads_each_once(tmp_path: Path, monkeyp
     assert outputs(site) == outputs(expected)
     assert (site / "report.txt").read_bytes() == (expected / "report.txt").read_bytes()
     assert report_text(got) == report_text(report)
+
+
+def test_a_worktree_inside_the_folder_is_dated_by_its_history(tmp_path: Path) -> None:
+    # A worktree's .git is a file, not a folder: the walk notes it all the same.
+    from conftest import git
+
+    site = make_site(tmp_path / "made", "spread", duplicates=False, robots=False)
+    origin = tmp_path / "origin"
+    _page(origin / "p0" / "index.html", "", 1_700_000_000)
+    git(origin, "init", "-q")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "pages", when=dt.datetime(2021, 3, 4, 5, 6, 7, tzinfo=dt.timezone.utc))
+    git(origin, "worktree", "add", "-q", str(site / "w"))
+    assert (site / "w" / ".git").is_file()
+    options = Options(base_url=BASE, max_urls=100)  # lastmod 'auto'
+    build_folder(site, options, workers=2, chunk_pages=7)
+    written = b"".join(outputs(site).values())
+    assert b"<loc>https://example.org/w/p0/</loc><lastmod>2021-03-04T05:06:07+00:00</lastmod>" in written
