@@ -23,9 +23,14 @@ from .patterns import deferred
 #: a path or query (":" "@" "/" "?"): what a loc holds as it is (a character class
 #: body). "%" is kept only where it starts a valid %XX triplet (LONE_PERCENT), so
 #: encoded input is never encoded twice. "#" opens the fragment once.
-URI_PLAIN_CHARACTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?"
+UNRESERVED_CHARACTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+URI_PLAIN_CHARACTERS = UNRESERVED_CHARACTERS + "!$&'()*+,;=:@/?"
 #: The same characters as a character class body.
 URI_PLAIN_CLASS = re.escape(URI_PLAIN_CHARACTERS)
+#: A character a file name may hold that makes it not its URL path as it is: a
+#: name of unreserved characters and "/" only is (encode_path keeps each, and
+#: none is escaped in XML).
+NAME_NOT_PATH = "[^" + re.escape(UNRESERVED_CHARACTERS + "/") + "]"
 #: A "%" that starts no %XX triplet: it is data, written %25.
 LONE_PERCENT = r"%(?![0-9A-Fa-f]{2})"
 #: Control characters, as code point ranges: C0, DEL and C1 (U+0080 to U+009F,
@@ -312,7 +317,7 @@ def unescape_xml(text: str) -> str:
 
 # ---- comparing URLs: canonical links, robots.txt rules, `check` -----------------------
 
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_UNRESERVED = frozenset(UNRESERVED_CHARACTERS)
 # Characters a URI may hold literally (RFC 3986 section 2: unreserved and
 # reserved) plus "%", which starts an escape.
 _URI_CHARACTERS = "A-Za-z0-9\\-._~:/?#\\[\\]@!$&'()*+,;=%"
