@@ -59,7 +59,7 @@ from ..protocol.robotsrules import RobotsRules
 from ..protocol.urls import NAME_NOT_PATH, Scope, path_of_file
 from ..publish import publication as publish
 from ..site.folder import file_prefix, folder_page, page_file, walk_pages
-from ..site.htmlcheck import HeadFacts, first_read
+from ..site.htmlcheck import FIRST_READ, HeadFacts, first_read, head_markers, says_nothing
 from ..site.lastmod import file_times_notice, git_installed, git_leaves_to_file_times, one_batch, trusted_file_time
 from .pages import allowed_images, build_pages, chrome_images, write_sitemaps
 from .selection import (
@@ -209,9 +209,10 @@ class _FolderChecker(NamedTuple):
     dated: bool
     #: False where build_pages takes over (git dates): only heads are read.
     entries: bool
-    #: Whether the pages whose heads say nothing are listed as one block (see
-    #: _check_chunk): not where exclude globs or robots.txt rules judge each URL.
-    quick: bool
+    #: The words a head that says something holds (htmlcheck.head_markers),
+    #: where short pages that hold none are listed without a reading of their
+    #: head (see _check_chunk); None where every page goes through select_page.
+    markers: tuple[bytes, ...] | None
     formatter: BlockFormatter
 
 
@@ -220,6 +221,8 @@ def _folder_checker(options: Options, site_dir: str, rules: RobotsRules | None, 
     # imported, which a run that builds no folder need not pay.
     from .urllist import BlockFormatter
 
+    # Exclude globs and robots.txt rules judge each URL in select_page.
+    quick = entries and rules is None and not options.exclude
     return _FolderChecker(
         options,
         Scope(options.base_url),
@@ -229,7 +232,16 @@ def _folder_checker(options: Options, site_dir: str, rules: RobotsRules | None, 
         ShardPlanner(options),
         options.lastmod != "none",
         entries,
-        entries and rules is None and not options.exclude,
+        head_markers(
+            options.check_noindex,
+            options.check_canonical,
+            options.check_redirects,
+            options.lastmod != "none",
+            True,
+            options.images,
+        )
+        if quick
+        else None,
         BlockFormatter(options),
     )
 
@@ -245,12 +257,13 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
     under a name that is its URL path, is listed without a Page or an entry of
     its own: the chunk's such pages are formatted as one block of URL and date
     lines by the block formatting ``generate`` uses (the same bytes as
-    EntryWriter's). One first read of the page (htmlcheck.first_read) serves
-    its file time and its head, which head_verdict reads on from there (or not
-    at all: htmlcheck.says_nothing). The other pages (and those under other
-    names) go through select_page.
+    EntryWriter's). One read of the page's first FIRST_READ bytes serves its
+    file time and its head: a page it holds whole that holds none of the words
+    the checks look for needs no reading of its head as a browser reads it
+    (htmlcheck.says_nothing); another one's head is read on from there. The
+    other pages (and those under other names) go through select_page.
     """
-    options, scope, rules, base, output_dir, planner, dated, entries, quick, formatter = checker
+    options, scope, rules, base, output_dir, planner, dated, entries, markers, formatter = checker
     report = Report()
     result = EncodeResult()
     writer = EntryWriter(options, scope, result)
@@ -259,7 +272,7 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
     broken: list[str] = []
     # The pages that said nothing: walk position, name, URL path, file time.
     quiet: list[tuple[int, str, str, float | None]] = []
-    plain_names = quick and not _NAME_NOT_PATH.search("/".join(names))
+    plain_names = markers is not None and not _NAME_NOT_PATH.search("/".join(names))
 
     def check(
         position: int, name: str, path: str, stamp: float | None, start: bytes | None, said: HeadVerdict | None
@@ -322,16 +335,22 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
         stamp: float | None = None
         start: bytes | None = None
         said: HeadVerdict | None = None
-        if quick:
+        if markers is not None:
             read = first_read(path)
             if read is not None:
                 start, status = read
                 stamp = status.st_mtime if dated else None
                 if (plain_names or not _NAME_NOT_PATH.search(name)) and not is_error_page(name):
                     below = path_of_file(name)
-                    # Its head read on from the first read (not at all when that
-                    # holds the whole page and nothing in it is for the checks).
-                    said = head_verdict(path, scope.prefix + below, scope, options, output_dir, None, start)
+                    loc = scope.prefix + below
+                    # Asked here, before head_verdict: this is the one caller
+                    # that hands whole short pages, and going through
+                    # head_verdict first costs each such page about 5% more.
+                    if len(start) == status.st_size < FIRST_READ and says_nothing(start, loc, markers, options.images):
+                        quiet.append((position, name, below, stamp))
+                        continue
+                    # Its head read as a browser reads it, on from the first read.
+                    said = head_verdict(path, loc, scope, options, output_dir, None, start)
                     if said is NOTHING_SAID:
                         quiet.append((position, name, below, stamp))
                         continue

@@ -237,14 +237,10 @@ def inspect_built_page(
     it, every one the page's, and the page only to the end of its head.
     ``first``: the file's first bytes, read already from the regular file
     ``path`` by one read of :data:`FIRST_READ` bytes (:func:`first_read`): the
-    reading goes on from there, or ends there when they are the whole page and
-    it says nothing to the checks (:func:`says_nothing`)."""
+    reading goes on from there."""
     if not (noindex or canonical or redirects or dates or alternates or images):
         return _NO_FACTS
     markers = head_markers(noindex, canonical, redirects, dates, alternates, images)
-    if first is not None and len(first) < FIRST_READ and content is None and says_nothing(first, url, markers, images):
-        # The whole page in hand, and nothing in it for the checks: no head to read.
-        return _NO_FACTS
     whole = images and content is None
     data, reader = _read_head(path, whole=whole, first=first)
     head = data[: reader.end]
