@@ -59,7 +59,7 @@ from ..protocol.robotsrules import RobotsRules
 from ..protocol.urls import NAME_NOT_PATH, Scope, path_of_file
 from ..publish import publication as publish
 from ..site.folder import file_prefix, folder_page, page_file, walk_pages
-from ..site.htmlcheck import FIRST_READ, HeadFacts, first_read, head_markers, says_nothing
+from ..site.htmlcheck import FIRST_READ, HeadFacts, first_read, head_markers, images_alone, says_nothing
 from ..site.lastmod import file_times_notice, git_installed, git_leaves_to_file_times, one_batch, trusted_file_time
 from .pages import allowed_images, build_pages, chrome_images, write_sitemaps
 from .selection import (
@@ -69,6 +69,7 @@ from .selection import (
     build_context,
     check_base_against_canonicals,
     head_verdict,
+    images_verdict,
     select_page,
 )
 from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, Workers, pool_pays
@@ -272,6 +273,8 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
     broken: list[str] = []
     # The pages that said nothing: walk position, name, URL path, file time.
     quiet: list[tuple[int, str, str, float | None]] = []
+    # Of those, the ones that show images (by their place in quiet): what they show.
+    pictured: dict[int, HeadFacts] = {}
     plain_names = markers is not None and not _NAME_NOT_PATH.search("/".join(names))
 
     def check(
@@ -314,7 +317,7 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
         if entry is None:
             return
         if not planner.fits_alone(entry):
-            result.excluded.append(Excluded(page.loc, "too long"))
+            result.too_long(page.loc, entry)
             return
         if options.images:
             found.images_shown += 1
@@ -346,9 +349,21 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
                     # Asked here, before head_verdict: this is the one caller
                     # that hands whole short pages, and going through
                     # head_verdict first costs each such page about 5% more.
-                    if len(start) == status.st_size < FIRST_READ and says_nothing(start, loc, markers, options.images):
-                        quiet.append((position, name, below, stamp))
-                        continue
+                    if len(start) == status.st_size < FIRST_READ:
+                        if options.images:
+                            # Its head says nothing but the images its body shows.
+                            facts = images_alone(start, loc, markers)
+                            if facts is not None:
+                                said = images_verdict(facts)
+                                if said is not NOTHING_SAID:
+                                    # Kept for build_pages, should the site need it.
+                                    found.verdicts.append((position, said))
+                                    pictured[len(quiet)] = facts
+                                quiet.append((position, name, below, stamp))
+                                continue
+                        elif says_nothing(start, loc, markers, False):
+                            quiet.append((position, name, below, stamp))
+                            continue
                     # Its head read as a browser reads it, on from the first read.
                     said = head_verdict(path, loc, scope, options, output_dir, None, start)
                     if said is NOTHING_SAID:
@@ -382,11 +397,33 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
             for position, name, _, stamp in quiet:
                 check(position, name, page_file(base, name), stamp, None, None)
         else:
+            formatted = plain.entries()
+            for index, facts in pictured.items():
+                # As check() lists a page showing images: its entry with them, each
+                # image counted for the site's chrome, and its own when it fits.
+                entry = writer.with_images(
+                    formatted[index], plain.locs[index].decode("ascii"), allowed_images(facts.images, scope, rules)
+                )
+                if not planner.fits_alone(entry):
+                    result.too_long(quiet[index][2], entry)
+                    formatted[index] = b""
+                    continue
+                formatted[index] = entry
+                for image in {*facts.images, *facts.outside_images}:
+                    found.image_pages[image] = found.image_pages.get(image, 0) + 1
+            timed: list[tuple[str, float]] = []
+            listed_before = len(found.listed)
+            for (position, name, below, stamp), date, entry, index in zip(quiet, dates, formatted, itertools.count()):
+                if not entry:
+                    continue  # too long
+                flags = 0 if date is None else 1
+                if index in pictured and pictured[index].uncertain_images:
+                    flags |= 2
+                found.listed.append(_listed(below, position, flags, entry))
+                if stamp is not None:
+                    timed.append((name, stamp))
             if options.images:
-                found.images_shown += len(quiet)
-            for (position, _, below, _), date, entry in zip(quiet, dates, plain.entries()):
-                found.listed.append(_listed(below, position, 0 if date is None else 1, entry))
-            timed = [(name, stamp) for _, name, _, stamp in quiet if stamp is not None]
+                found.images_shown += len(found.listed) - listed_before
             found.all_dated([name for name, _ in timed], [stamp for _, stamp in timed])
     found.excluded = report.excluded + result.excluded
     found.images_cut = result.images_cut

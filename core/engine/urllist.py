@@ -343,7 +343,7 @@ class BlockFormatter:
             if entry is None:
                 continue
             if not self.planner.fits_alone(entry):
-                result.excluded.append(Excluded(url, "too long"))
+                result.too_long(url, entry)
                 continue
             entries.append(entry)
             hashes.append(formatter.loc_hash())

@@ -145,6 +145,17 @@ class EncodeResult:
     #: Images of pages written in the text form, which has no images.
     images_unwritten: int = 0
 
+    def too_long(self, given: str, entry: bytes) -> None:
+        """The page given as ``given`` left out: its ``entry`` is too long for a
+        file of its own, and the images it holds are not listed."""
+        self.excluded.append(Excluded(given, "too long"))
+        for element in image_elements(entry):
+            host = image_host(element)
+            if self.image_hosts.get(host, 0) > 1:
+                self.image_hosts[host] -= 1
+            else:
+                self.image_hosts.pop(host, None)
+
 
 def loc_hash(loc: bytes) -> int:
     """What shard boundaries hash for an entry (see ShardPlanner.boundaries): the
@@ -229,7 +240,7 @@ class EntryWriter:
         if page.alternates:
             parts += self._links(page)
         if page.images and self.images:
-            parts += self._images(page, loc)
+            parts += self._images(page.images, loc)
         parts.append(URL_CLOSE)
         return "".join(parts).encode("ascii")
 
@@ -251,16 +262,28 @@ class EntryWriter:
             links.append(f'<xhtml:link rel="alternate" hreflang="{tag}" href="{escape_xml(url)}"/>')
         return links
 
-    def _images(self, page: Page, loc: str) -> list[str]:
-        """The page's ``<image:image>`` entries: each image once, in the page's
-        order, the first ``max_images`` of them (the page is reported when there
-        were more). An image that is no http(s) URL (``data:``, ``blob:``, one that
-        cannot be encoded), is too long for a loc, or is on a host ``image_hosts``
-        does not match is passed over, as crawlers pass over it."""
+    def with_images(self, entry: bytes, loc: str, images: tuple[str, ...]) -> bytes:
+        """``entry``, made without images for the page whose encoded loc is
+        ``loc``, with the ``images`` it shows (as :meth:`entry` writes a page's
+        images: last, before ``</url>``; the text form has none)."""
+        if self.text:
+            self.result.images_unwritten += len(images)
+            return entry
+        written = self._images(images, loc)
+        if not written:
+            return entry
+        return entry[: -len(_URL_CLOSE)] + "".join(written).encode("ascii") + _URL_CLOSE
+
+    def _images(self, images: tuple[str, ...], loc: str) -> list[str]:
+        """The ``<image:image>`` entries of a page's ``images``: each image once,
+        in the page's order, the first ``max_images`` of them (the page is
+        reported when there were more). An image that is no http(s) URL (``data:``,
+        ``blob:``, one that cannot be encoded), is too long for a loc, or is on a
+        host ``image_hosts`` does not match is passed over, as crawlers pass over it."""
         seen: set[str] = set()
         written: list[str] = []
         hosts = self.result.image_hosts
-        for reference in page.images:
+        for reference in images:
             url = self.image_url(loc, reference)
             if url is None or url in seen:
                 continue
@@ -317,6 +340,9 @@ class EntryWriter:
             return self.scope.loc(href)
         except OutOfScope:
             return encode_url(href)
+
+
+_URL_CLOSE = URL_CLOSE.encode("ascii")
 
 
 def _image_element(url: str) -> str:
@@ -695,7 +721,7 @@ def encode_entries(
         alternates = False
         for entry, given, hash_, has_alternates in entries:
             if not planner.fits_alone(entry):
-                result.excluded.append(Excluded(given, "too long"))
+                result.too_long(given, entry)
                 continue
             batch.append(entry)
             hashes.append(hash_)

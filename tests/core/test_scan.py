@@ -389,3 +389,29 @@ def test_a_worktree_inside_the_folder_is_dated_by_its_history(tmp_path: Path) ->
     build_folder(site, options, workers=2, chunk_pages=7)
     written = b"".join(outputs(site).values())
     assert b"<loc>https://example.org/w/p0/</loc><lastmod>2021-03-04T05:06:07+00:00</lastmod>" in written
+
+
+@pytest.mark.parametrize("lastmod", ["none", "mtime"])
+@pytest.mark.parametrize("form", ["xml", "txt"])
+def test_a_page_too_long_only_with_its_images_is_left_out_as_build_site_leaves_it(
+    tmp_path: Path, lastmod: str, form: str
+) -> None:
+    # Its head says nothing, so it is listed without a Page of its own: its entry
+    # is measured with its images all the same.
+    site = tmp_path / "site"
+    images = "".join(f'<img src="figure-{n}-{"x" * 80}.png">' for n in range(12))
+    _page(site / "long" / "index.html", "", 1_700_000_000, body=f"<main>{images}</main>")
+    _page(site / "short" / "index.html", "", 1_700_000_000, body='<main><img src="one.png"></main>')
+    for n in range(5):
+        _page(site / f"plain{n}" / "index.html", "", 1_700_000_000 + n * 86_400)
+    options = Options(
+        base_url=BASE, lastmod=lastmod, images=True, max_bytes=1024, format=form, report_file="report.txt"
+    )
+    expected = tmp_path / "expected"
+    shutil.copytree(site, expected, copy_function=shutil.copy2)
+    wanted = build_site(sorted(find_pages(expected), key=lambda p: p.loc), options, expected)
+    assert [e.loc for e in wanted.excluded if e.reason == "too long"] == (["long/"] if form == "xml" else [])
+    got = build_folder(site, options, workers=1, chunk_pages=3)
+    assert outputs(site) == outputs(expected)
+    assert (site / "report.txt").read_bytes() == (expected / "report.txt").read_bytes()
+    assert report_text(got) == report_text(wanted)
