@@ -69,7 +69,6 @@ from .selection import (
     build_context,
     check_base_against_canonicals,
     head_verdict,
-    images_verdict,
     select_page,
 )
 from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, Workers, pool_pays
@@ -103,6 +102,7 @@ class _CheckedPages:
         "images_cut",
         "images_unwritten",
         "verdicts",
+        "reread",
     )
 
     def __init__(self) -> None:
@@ -139,6 +139,11 @@ class _CheckedPages:
         #: What the heads that said something said (see select_page), each with
         #: its page's walk position: build_pages' input where it is needed.
         self.verdicts: list[tuple[int, HeadVerdict]] = []
+        #: The walk positions of the pages listed with their images from a
+        #: chunk's block (see _check_chunk): build_pages reads their heads again
+        #: where it is needed, since sending each one's verdict would cost every
+        #: build a pickling and the memory of its images.
+        self.reread = array.array("q")
 
     def dated(self, name: str, stamp: float, plausible: bool) -> None:
         """A listed page ``name`` has the file time ``stamp``."""
@@ -195,6 +200,7 @@ class _CheckedPages:
         self.images_cut += chunk.images_cut
         self.images_unwritten += chunk.images_unwritten
         self.verdicts += chunk.verdicts
+        self.reread += chunk.reread
         self.trim()
 
 
@@ -354,11 +360,9 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
                             # Its head says nothing but the images its body shows.
                             facts = images_alone(start, loc, markers)
                             if facts is not None:
-                                said = images_verdict(facts)
-                                if said is not NOTHING_SAID:
-                                    # Kept for build_pages, should the site need it.
-                                    found.verdicts.append((position, said))
+                                if facts.images or facts.outside_images:
                                     pictured[len(quiet)] = facts
+                                    found.reread.append(position)
                                 quiet.append((position, name, below, stamp))
                                 continue
                         elif says_nothing(start, loc, markers, False):
@@ -553,7 +557,7 @@ def _build_folder(
         # long to list (only the pages listed are dated, which decides whether
         # file times are believable without the others): every page together.
         del listed[:]
-        return _build_together(site_dir, options, publication, walked, found.verdicts, date_advice)
+        return _build_together(site_dir, options, publication, walked, found.verdicts, found.reread, date_advice)
     walked.clear()
     report.excluded += found.excluded
     # Notices in page order, as build_site gives them. (Every HTML file the host
@@ -667,12 +671,13 @@ def _build_together(
     publication: publish.Publication,
     walked: list[bytes],
     verdicts: list[tuple[int, HeadVerdict]],
+    reread: array.array,
     date_advice: str | None,
 ) -> Report:
     """build_pages for the pages walked (``walked``, each chunk's names
     deflated), in build_site's order (by loc, then walk order), with the verdicts
-    the workers read (by walk position): as ``build_site(find_pages(...))``
-    writes them, without a second walk or a second read of a head."""
+    the workers read (by walk position; those at ``reread`` are read again): as
+    ``build_site(find_pages(...))`` writes them, without a second walk."""
     base = file_prefix(site_dir)
     pages = [
         folder_page(name, page_file(base, name))
@@ -682,6 +687,7 @@ def _build_together(
     del walked[:]
     order = sorted(range(len(pages)), key=lambda position: pages[position].loc)
     index_of = {position: index for index, position in enumerate(order)}
-    by_index = {index_of[position]: verdict for position, verdict in verdicts}
-    del verdicts[:]
+    by_index: dict[int, HeadVerdict | None] = {index_of[position]: verdict for position, verdict in verdicts}
+    by_index.update((index_of[position], None) for position in reread)
+    del verdicts[:], reread[:]
     return build_pages([pages[position] for position in order], options, publication, date_advice, (by_index, []))

@@ -48,9 +48,9 @@ from .selection import (
 )
 
 #: What was read of a build's pages before its loop: the verdicts of the heads
-#: that say something, by the page's index, and the output folder's HTML files
-#: no page stands for, as ``(path, relative name)``.
-ReadAhead = tuple[dict[int, HeadVerdict], list[tuple[str, str]]]
+#: that say something, by the page's index (None: the page is read in the loop),
+#: and the output folder's HTML files no page stands for, as ``(path, relative name)``.
+ReadAhead = tuple[dict[int, HeadVerdict | None], list[tuple[str, str]]]
 
 
 def build_site(
@@ -302,7 +302,7 @@ def _read_ahead(pages: list[Page], options: Options, output_dir: Path, outputs: 
         )
         for start in range(0, len(pages), chunk_pages)
     ]
-    verdicts: dict[int, HeadVerdict] = {}
+    verdicts: dict[int, HeadVerdict | None] = {}
     with workers.objects_frozen(), workers.Workers(_head_reader, (options, output_dir, outputs), count) as pool:
         walk = pool.submit(_walk_for_files_without_page)
         for read in pool.in_order(tasks, ahead=len(tasks)):

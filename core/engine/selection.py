@@ -86,12 +86,6 @@ def head_verdict(
     return reason, declared, None
 
 
-def images_verdict(facts: HeadFacts) -> HeadVerdict:
-    """:func:`head_verdict` of a head that says nothing but the images its page
-    shows (:func:`~sitemapkit.site.htmlcheck.images_alone`'s ``facts``)."""
-    return (None, facts, None) if facts.images or facts.outside_images else NOTHING_SAID
-
-
 #: Pages whose canonical links, all shifted alike, show a wrong base URL: at
 #: least this many (a few broken links are a generator's quirk, not a wrong base).
 MOVED_BASE_MIN_PAGES = 3
