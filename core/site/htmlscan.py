@@ -550,15 +550,12 @@ def attributes_of(tag: bytes) -> dict[bytes, bytes]:
     found: dict[bytes, bytes] = {}
     name_end = _TAG_NAME.match(tag)
     position = name_end.end() if name_end else 0
-    for match in _ATTRIBUTE.finditer(tag, position):
-        name = match.group(1).lower()
+    # findall gives b"" for the value forms that did not match: one of the three
+    # did, or the attribute has no value, which is the empty value.
+    for name, double_quoted, single_quoted, unquoted in _ATTRIBUTE.findall(tag, position):
+        name = name.lower()
         if name not in found:
-            value = match.group(2)
-            if value is None:
-                value = match.group(3)
-            if value is None:
-                value = match.group(4) or b""
-            found[name] = value
+            found[name] = double_quoted or single_quoted or unquoted
     return found
 
 

@@ -611,3 +611,22 @@ def test_the_quick_reading_of_any_body_is_the_full_tokenizers(pieces: list[str])
     quick = BodyImages(body, 0, 100)
     full = BodyImages(body, 0, 100, quick=False)
     assert (quick.content, quick.elsewhere, quick.has_content) == (full.content, full.elsewhere, full.has_content)
+
+
+@pytest.mark.parametrize(
+    ("tag", "expected"),
+    [
+        (b"<img src=\"a.png\" alt='b c' width=3>", {b"src": b"a.png", b"alt": b"b c", b"width": b"3"}),
+        # The first of a repeated name counts; names in any case are one name.
+        (b'<img SRC="first.png" src="second.png">', {b"src": b"first.png"}),
+        # No value and an empty value are both empty; a value left open runs on.
+        (b'<img hidden src="" alt=>', {b"hidden": b"", b"src": b"", b"alt": b""}),
+        (b'<img src = "a b.png"/>', {b"src": b"a b.png"}),
+        (b"<img src='x\"y'>", {b"src": b'x"y'}),
+        (b'<img src="open', {b"src": b"open"}),
+    ],
+)
+def test_a_tags_attributes_are_read_as_the_tokenizer_reads_them(tag: bytes, expected: dict) -> None:
+    from sitemapkit.site.htmlscan import attributes_of
+
+    assert attributes_of(tag) == expected
