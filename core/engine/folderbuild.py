@@ -59,7 +59,7 @@ from ..protocol.robotsrules import RobotsRules
 from ..protocol.urls import NAME_NOT_PATH, Scope, path_of_file
 from ..publish import publication as publish
 from ..site.folder import file_prefix, folder_page, page_file, walk_pages
-from ..site.htmlcheck import FIRST_READ, HeadFacts, first_read, head_markers, images_alone, says_nothing
+from ..site.htmlcheck import FIRST_READ, HeadFacts, first_read, head_markers, says_nothing
 from ..site.lastmod import file_times_notice, git_installed, git_leaves_to_file_times, one_batch, trusted_file_time
 from .pages import allowed_images, build_pages, chrome_images, write_sitemaps
 from .selection import (
@@ -69,6 +69,7 @@ from .selection import (
     build_context,
     check_base_against_canonicals,
     head_verdict,
+    images_alone,
     select_page,
 )
 from .workers import CHUNK_PAGES, POOL_FROM_CHUNKS, Workers, pool_pays
@@ -355,22 +356,19 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
                     # Asked here, before head_verdict: this is the one caller
                     # that hands whole short pages, and going through
                     # head_verdict first costs each such page about 5% more.
-                    if len(start) == status.st_size < FIRST_READ:
-                        if options.images:
-                            # Its head says nothing but the images its body shows.
-                            facts = images_alone(start, loc, markers)
-                            if facts is not None:
-                                if facts.images or facts.outside_images:
-                                    pictured[len(quiet)] = facts
-                                    found.reread.append(position)
-                                quiet.append((position, name, below, stamp))
-                                continue
-                        elif says_nothing(start, loc, markers, False):
-                            quiet.append((position, name, below, stamp))
-                            continue
+                    if len(start) == status.st_size < FIRST_READ and says_nothing(start, loc, markers, options.images):
+                        quiet.append((position, name, below, stamp))
+                        continue
                     # Its head read as a browser reads it, on from the first read.
                     said = head_verdict(path, loc, scope, options, output_dir, None, start)
                     if said is NOTHING_SAID:
+                        quiet.append((position, name, below, stamp))
+                        continue
+                    facts = images_alone(said)
+                    if facts is not None:
+                        # Its head says nothing but the images its page shows.
+                        pictured[len(quiet)] = facts
+                        found.reread.append(position)
                         quiet.append((position, name, below, stamp))
                         continue
                     start = None

@@ -86,6 +86,16 @@ def head_verdict(
     return reason, declared, None
 
 
+def images_alone(verdict: HeadVerdict) -> HeadFacts | None:
+    """The facts of a :func:`head_verdict` that says nothing but the images its
+    page shows (no reason to leave it out, no date, no alternates, no broken
+    canonical link), else None."""
+    reason, facts, broken = verdict
+    if reason is None and broken is None and facts is not None and not (facts.modified or facts.alternates):
+        return facts
+    return None
+
+
 #: Pages whose canonical links, all shifted alike, show a wrong base URL: at
 #: least this many (a few broken links are a generator's quirk, not a wrong base).
 MOVED_BASE_MIN_PAGES = 3

@@ -708,46 +708,15 @@ def says_nothing(page: bytes, url: str, markers: tuple[bytes, ...], images: bool
     the head, and nothing where it is not (in the body, a comment, a script).
     False says only that the head must be read.
     """
-    lowered = _lowered_if_quiet(page, url, markers)
-    return lowered is not None and not (images and IMAGE_TAG_START.search(lowered) is not None)
-
-
-def images_alone(page: bytes, url: str, markers: tuple[bytes, ...]) -> HeadFacts | None:
-    """What :func:`inspect_built_page` finds with ``images`` in the page
-    published at ``url``, all of whose bytes are ``page``, when its head says
-    nothing else to the checks whose :func:`head_markers` are ``markers`` (they
-    hold the head's image words): only its body's images, resolved against
-    ``url``. None when the head must be read for more (:func:`says_nothing`'s
-    rule, or a ``<base>`` that the images resolve against)."""
-    lowered = _lowered_if_quiet(page, url, markers)
-    if lowered is None:
-        return None
-    if IMAGE_TAG_START.search(lowered) is None:
-        return _NO_FACTS
-    if b"<base" in lowered:
-        return None
-    reader = HeadReader()
-    reader.read(page, final=True)
-    start = reader.end or 0
-    body = BodyImages(page, start, IMAGE_READ_LIMIT, lowered=lowered)
-    if not (body.content or body.elsewhere):
-        return _NO_FACTS
-    shown, uncertain, outside = _body_images(body, url, [], page[:start])
-    return HeadFacts(images=shown, uncertain_images=uncertain, outside_images=outside)
-
-
-def _lowered_if_quiet(page: bytes, url: str, markers: tuple[bytes, ...]) -> bytes | None:
-    """``page`` in lower case when it holds none of ``markers`` but its own
-    canonical link (see :func:`says_nothing`), else None."""
     if page[:2] in _UTF16_BOMS:
-        return None  # the words are in UTF-16
+        return False  # the words are in UTF-16
     lowered = page.lower()
+    if images and IMAGE_TAG_START.search(lowered) is not None:
+        return False
     hits = [word for word in _searched_words(markers) if word in lowered]
     if not hits:
-        return lowered
-    if hits == [b"canonical"] and lowered.count(b"canonical") == 1 and _own_canonical_link(url) in page:
-        return lowered
-    return None
+        return True
+    return hits == [b"canonical"] and lowered.count(b"canonical") == 1 and _own_canonical_link(url) in page
 
 
 # Shorter words that each stand for two markers holding them: one search through

@@ -694,65 +694,6 @@ def test_a_page_said_to_say_nothing_says_nothing_when_read_whole(tmp_path_factor
         assert not bom
 
 
-# Pieces of a body that shows images: in and out of a content element, chrome,
-# images a browser never shows (a comment, a template, a script), srcset, <base>.
-_PICTURED_PIECES = [
-    *_QUIET_PIECES,
-    '<header><img src="/logo.svg"></header>',
-    '<article><p>x</p><img srcset="a.png 1x, b.png 2x" src="a.png"></article>',
-    '<div class="md-content"><img src="c d.png"><picture><source srcset="e.webp"></picture></div>',
-    "<!-- <img src=hidden.png> -->",
-    "<template><img src=template.png></template>",
-    '<script>document.write("<img src=script.png>")</script>',
-    '<svg><image href="f.svg"/></svg>',
-    '<img src="data:image/png;base64,AAAA">',
-    "<img src='https://cdn.example.net/g.png' alt='a > b'>",
-    "<img src=h.png alt=x<y>",
-]
-
-
-@settings(max_examples=300, deadline=None)
-@given(pieces=st.lists(st.sampled_from(_PICTURED_PIECES), max_size=10), bom=st.booleans())
-@example(pieces=[_PICTURED_PIECES[-10], _PICTURED_PIECES[-9], _QUIET_PIECES[7]], bom=False)
-@example(pieces=[_QUIET_PIECES[19], _QUIET_PIECES[16], '<main><img src="figure.png"></main>'], bom=False)
-def test_images_alone_are_the_images_a_whole_reading_finds(tmp_path_factory, pieces, bom) -> None:
-    from sitemapkit.site.htmlcheck import head_markers, images_alone, inspect_built_page
-
-    text = "<!doctype html><html><head>" + "".join(pieces) + "</body></html>"
-    data = text.encode("utf-16") if bom else text.encode()
-    path = tmp_path_factory.mktemp("page") / "index.html"
-    path.write_bytes(data)
-    alone = images_alone(data, _OWN, head_markers(True, True, True, True, True, True))
-    if alone is not None:
-        facts = inspect_built_page(
-            path, _OWN, noindex=True, canonical=True, redirects=True, dates=True, alternates=True, images=True
-        )
-        assert alone == facts, text
-        assert not bom
-
-
-def test_images_alone_only_where_the_head_says_nothing_else() -> None:
-    from sitemapkit.site.htmlcheck import head_markers, images_alone
-
-    markers = head_markers(True, True, True, True, True, True)
-    page = (
-        f'<!doctype html><html><head><link rel="canonical" href="{_OWN}"></head>'
-        '<body><header><img src="/logo.svg"></header><main><img src="a.png"></main></body>'
-    )
-    facts = images_alone(page.encode(), _OWN, markers)
-    assert facts is not None
-    assert facts.images == ("https://example.org/guide/a.png",)
-    assert facts.outside_images == ("https://example.org/logo.svg",) and not facts.uncertain_images
-    # No image: nothing at all. An og:image, a <base>, a word the checks look for: read.
-    assert images_alone(b"<p>plain", _OWN, markers) == type(facts)()
-    assert images_alone(page.replace("</head>", '<base href="/x/"></head>').encode(), _OWN, markers) is None
-    assert (
-        images_alone(page.replace("</head>", '<meta property="og:image" content="c.png">').encode(), _OWN, markers)
-        is None
-    )
-    assert images_alone(page.replace("a.png", "robots.png").encode(), _OWN, markers) is None
-
-
 def test_says_nothing_only_of_pages_that_need_no_reading() -> None:
     from sitemapkit.site.htmlcheck import head_markers, says_nothing
 

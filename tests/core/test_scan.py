@@ -79,6 +79,19 @@ def make_site(root: Path, times: str, duplicates: bool, alternates: bool = False
             # An image on two pages in five: not the site's chrome, counted
             # among all the pages listed (most of which say nothing).
             body = '<img src="/logo.png">' if number >= 15 else "x"
+            if number == 16:
+                # Longer than a first read, its images in its content element.
+                body += (
+                    "<p>text</p>" * 500 + f'<main><img src="own-{section}.png"><img srcset="a.png 1x, b.png 2x"></main>'
+                )
+            elif number == 17:
+                # A date and images: the date decides its entry's lastmod.
+                head += '<meta property="article:modified_time" content="2024-05-01T10:00:00+02:00">'
+                body += '<main><img src="dated.png"></main>'
+            elif number == 18:
+                body = (
+                    '<header><img src="/logo.png"></header><main><img src="../p0/shared.png"><img src="data:,x"></main>'
+                )
             _page(site / f"s{section}" / f"p{number}" / "index.html", head, stamps(n), body)
         _page(site / f"s{section}" / "a b.html", "", stamps(n + 1))
         if duplicates:
@@ -176,7 +189,7 @@ def test_every_core_writes_what_build_site_writes(
     if lastmod == "mtime" and not form:
         dates = re.findall(rb"<url><loc>[^<]*</loc><lastmod>([^<]*)", b"".join(files.values()))
         # Each section's page with a date in its head has that date, whatever its file time.
-        assert len([d for d in dates if d.endswith(b"T10:00:00+02:00")]) == 12
+        assert len([d for d in dates if d.endswith(b"T10:00:00+02:00")]) == 24
         assert any(not d.endswith(b"T10:00:00+02:00") for d in dates) == (times in ("spread", "some before 1980"))
         assert any(code == "lastmod" for code, _ in expected[2][1]) == (times != "spread")
     if not ROOT_USER:
@@ -415,3 +428,16 @@ def test_a_page_too_long_only_with_its_images_is_left_out_as_build_site_leaves_i
     assert outputs(site) == outputs(expected)
     assert (site / "report.txt").read_bytes() == (expected / "report.txt").read_bytes()
     assert report_text(got) == report_text(wanted)
+
+
+def test_a_head_that_says_nothing_but_images_is_told_from_one_that_says_more() -> None:
+    from sitemapkit.engine.selection import NOTHING_SAID, images_alone
+    from sitemapkit.site.htmlcheck import HeadFacts
+
+    pictured = HeadFacts(images=("https://example.org/a.png",))
+    assert images_alone((None, pictured, None)) is pictured
+    assert images_alone(NOTHING_SAID) is None
+    assert images_alone(("noindex", pictured, None)) is None
+    assert images_alone((None, pictured, "a/ -> https://example.org/gone/")) is None
+    assert images_alone((None, HeadFacts(images=pictured.images, modified=("2024-01-01",)), None)) is None
+    assert images_alone((None, HeadFacts(alternates=(("fr", "https://example.org/fr/"),)), None)) is None
