@@ -177,6 +177,11 @@ class _CheckedPages:
         for name, stamp, is_plausible in zip(names, stamps, plausible):
             self._time(name, stamp, is_plausible)
 
+    def count_images(self, facts: HeadFacts) -> None:
+        """A listed page shows ``facts``' images, in its content or around it."""
+        for image in {*facts.images, *facts.outside_images}:
+            self.image_pages[image] = self.image_pages.get(image, 0) + 1
+
     def trim(self) -> _CheckedPages:
         """Only the names a notice shows are kept."""
         self.plausible_names = heapq.nsmallest(NOTICE_EXAMPLES, self.plausible_names)
@@ -329,13 +334,8 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
         if options.images:
             found.images_shown += 1
             if facts is not None:
-                for image in {*facts.images, *facts.outside_images}:
-                    found.image_pages[image] = found.image_pages.get(image, 0) + 1
-        # Bit 1: dated by its file time; bit 2: it shows images it does not place
-        # in a content element (the chrome is looked for among them).
-        flags = 1 if stamp is not None and lastmod is not None else 0
-        if images and facts is not None and facts.uncertain_images:
-            flags |= 2
+                found.count_images(facts)
+        flags = _flags(stamp is not None and lastmod is not None, facts if images else None)
         found.listed.append(_listed(scope.path_below(loc), position, flags, entry))
         if stamp is not None:
             found.dated(name, stamp, trusted_file_time(stamp))
@@ -411,16 +411,13 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
                     formatted[index] = b""
                     continue
                 formatted[index] = entry
-                for image in {*facts.images, *facts.outside_images}:
-                    found.image_pages[image] = found.image_pages.get(image, 0) + 1
+                found.count_images(facts)
             timed: list[tuple[str, float]] = []
             listed_before = len(found.listed)
             for (position, name, below, stamp), date, entry, index in zip(quiet, dates, formatted, itertools.count()):
                 if not entry:
                     continue  # too long
-                flags = 0 if date is None else 1
-                if index in pictured and pictured[index].uncertain_images:
-                    flags |= 2
+                flags = _flags(date is not None, pictured.get(index))
                 found.listed.append(_listed(below, position, flags, entry))
                 if stamp is not None:
                     timed.append((name, stamp))
@@ -431,6 +428,13 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
     found.images_cut = result.images_cut
     found.images_unwritten = result.images_unwritten
     return found.trim()
+
+
+def _flags(file_time: bool, facts: HeadFacts | None) -> int:
+    """A listed page's flags (see _CheckedPages.listed): bit 1, it is dated by its
+    file time; bit 2, it shows images (``facts``) it does not place in a content
+    element (the chrome is looked for among them)."""
+    return (1 if file_time else 0) | (2 if facts is not None and facts.uncertain_images else 0)
 
 
 def _listed(below: str, position: int, flags: int, entry: bytes) -> bytes:
