@@ -8,6 +8,7 @@ from that."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from conftest import run_sitemapkit, sitemap_entries
@@ -56,3 +57,26 @@ def test_images_false_and_image_hosts(tmp_path: Path) -> None:
     project.configure(sitemapkit={"images": False})
     project.build()
     assert b"image" not in (project.site / "sitemap.xml").read_bytes()
+
+
+def test_a_page_too_long_for_a_file_is_left_out_and_its_images_are_not_counted(tmp_path: Path) -> None:
+    # A gallery whose entry, with its twelve images (on the CDN), is too long for
+    # the smallest file: left out, and the report's images by host count only
+    # the images listed.
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURE, root)
+    gallery = "".join(
+        f"![shot {n}](https://cdn.example.net/gallery/shot-{n:02d}-of-the-gallery.png)\n\n" for n in range(12)
+    )
+    (root / "docs" / "gallery.md").write_text("# Gallery\n\n" + gallery)
+    project = Project(committed_copy(root, tmp_path / "committed"))
+    project.configure(sitemapkit={"images": True, "max_bytes": 1024, "report_file": "report.txt"})
+    project.build()
+    assert "shot-11-of-the-gallery.png" in (project.site / "gallery" / "index.html").read_text()
+    entries = sitemap_entries(project.site)
+    assert BASE + "gallery/" not in entries and entries[BASE]["images"]
+    report = (project.site / "report.txt").read_text()
+    assert "excluded (too long): gallery/\n" in report, report
+    # The guide's one CDN image; the home page's and the guide's own two each.
+    hosts = [line for line in report.splitlines() if line.startswith("images on host")]
+    assert hosts == ["images on host cdn.example.net: 1", "images on host docs.example.org: 4"], report
