@@ -118,7 +118,7 @@ PYTHONS: dict[str, str] = {
 
 # Benchmark scripts under tests/benchmarks, by the environment they run in.
 BENCHMARKS: dict[str, list[str]] = {
-    "core": ["bench_core.py", "bench_htmlcheck.py", "bench_build.py"],
+    "core": ["bench_core.py", "bench_htmlcheck.py", "bench_build.py", "bench_reading.py"],
     "mkdocs": ["bench_mkdocs.py", "bench_lastmod.py"],
     "pelican": ["bench_pelican.py"],
     "sphinx": ["bench_sphinx.py"],
@@ -127,7 +127,9 @@ BENCHMARKS: dict[str, list[str]] = {
 # What the benchmarks add to each environment: the incumbents they are compared with.
 BENCH_EXTRAS: dict[str, list[str]] = {
     # zlib-ng: the `fast` extra, which `generate --gzip` uses when installed.
-    "core": ["zlib-ng"],
+    # selectolax: lexbor, a compiled HTML5 parser with wheels, which
+    # bench_reading.py sets beside sitemapkit's own reading of a page.
+    "core": ["zlib-ng", "selectolax"],
     "mkdocs": ["mkdocs-git-revision-date-localized-plugin"],
     "pelican": ["pelican-sitemap"],
     "sphinx": ["sphinx-sitemap"],
