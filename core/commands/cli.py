@@ -123,14 +123,30 @@ def _project_module(config_file: str):
     """The module of ``config`` that reads ``--config FILE``: by its name (Hugo's
     configuration files and folders, Jekyll's ``_config.yml``, ``mkdocs.yml``,
     ``zensical.toml``), else by what it holds (:func:`_generator_of_settings`),
-    else a MkDocs-shaped project's."""
+    else a MkDocs-shaped project's. Several files joined by commas are Hugo's or
+    Jekyll's, by the first that tells."""
     from ..config import hugo, jekyll, mkdocs
+    from ..config.layered import config_paths
 
-    path = Path(config_file)
-    if hugo.is_hugo_config(path):
-        return hugo
-    if jekyll.is_jekyll_config(path):
-        return jekyll
+    paths = config_paths(config_file)
+    for path in paths:
+        if hugo.is_hugo_config(path):
+            return hugo
+        if jekyll.is_jekyll_config(path):
+            return jekyll
+    if len(paths) > 1:
+        # Several files are Hugo's or Jekyll's way (MkDocs and Zensical take one).
+        missing = next((path for path in paths if not path.exists()), None)
+        if missing is not None:
+            raise SitemapkitError(f"--config {str(missing)!r}: No such file or directory")
+        generator = next(filter(None, map(_generator_of_settings, paths)), None)
+        if generator is None:
+            raise SitemapkitError(
+                f"--config {config_file!r}: none of these files is Hugo's or Jekyll's, which take several "
+                "(MkDocs and Zensical take one file; share settings with INHERIT)"
+            )
+        return hugo if generator == "hugo" else jekyll
+    path = paths[0]
     if path.name.lower() in ("mkdocs.yml", "mkdocs.yaml", "zensical.toml") or not path.is_file():
         return mkdocs
     generator = _generator_of_settings(path)
@@ -449,8 +465,9 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
             "docs_dir, site_dir, use_directory_urls, exclude_docs, draft_docs and the sitemapkit plugin's "
             "options); Hugo's hugo.toml, hugo.yaml, hugo.json, config.toml or config/ (baseURL, publishDir, "
             "contentDir, languages, uglyURLs, the [frontmatter] dates); or Jekyll's _config.yml (url, baseurl, "
-            "source, destination, collections, defaults, exclude). Read after the site is built; each page "
-            "is dated by its source",
+            "source, destination, collections, defaults, exclude). Hugo's and Jekyll's several files joined by "
+            "commas, as their own --config takes them (hugo.toml,production.toml: the later wins). Read after the "
+            "site is built; each page is dated by its source",
         )
         build.add_argument(
             "--source",

@@ -55,6 +55,7 @@ from ..protocol.model import Options, Page, is_error_page
 from ..protocol.patterns import deferred
 from ..site.dataformats import load_json, load_toml, load_yaml
 from ..site.frontmatter import read_front_matter_document
+from .layered import config_paths, layered_settings
 
 __all__ = [
     "CONFIG_NAMES",
@@ -148,9 +149,20 @@ class HugoConfig:
     #: ``[sitemap] filename``: the name Hugo writes its sitemap (and each
     #: language's) under, which ours takes unless ``--filename`` names another.
     sitemap_filename: str = "sitemap.xml"
+    #: Every file ``--config`` named, in order, and the file that set each
+    #: top-level setting (lower-cased; the last to set it), for messages.
+    config_files: tuple[Path, ...] = ()
+    origins: dict[str, str] = dataclasses.field(default_factory=dict, compare=False)
 
     def setting(self, name: str) -> str:
-        return f"{self.config_file.name}: {name}"
+        return f"{self.origins.get(name.split('.', 1)[0].lower(), self.config_file.name)}: {name}"
+
+    @property
+    def label(self) -> str:
+        """The configuration as ``--config`` named it (``hugo.toml``, ``config/``, or ``hugo.toml,prod.toml``)."""
+        return (
+            ",".join(path.name for path in self.config_files) if len(self.config_files) > 1 else self.config_file.name
+        )
 
     @property
     def shared_folders(self) -> tuple[Path, ...]:
@@ -216,24 +228,29 @@ def _read_folder(folder: Path) -> dict[str, Any]:
 
 
 def read_project_config(path: Path | str) -> HugoConfig:
-    """The settings of ``path``: a Hugo configuration file or folder.
+    """The settings of ``path``: a Hugo configuration file or folder, or several
+    files joined by commas (``hugo --config hugo.toml,production.toml``: each
+    merged over the ones before, as Hugo merges them).
 
     Raises :class:`SitemapkitError` with one line naming the file and the setting.
     """
-    path = Path(path)
-    if path.is_dir():
-        folder = path / "_default" if (path / "_default").is_dir() else path
+    paths = config_paths(path)
+    origins: dict[str, str] = {}
+    if len(paths) == 1 and paths[0].is_dir():
+        folder = paths[0] / "_default" if (paths[0] / "_default").is_dir() else paths[0]
         settings = _read_folder(folder)
         # config/_default/ sits in config/, in the project's folder.
         root = (folder.parent.parent if folder.name == "_default" else folder.parent).resolve()
         config_file = folder
     else:
-        settings = _load(path)
-        root = path.resolve().parent
-        config_file = path
+        # One file, or several (hugo --config a.toml,b.toml): the later wins.
+        settings, origins = layered_settings(paths, _load)
+        root = paths[0].resolve().parent
+        config_file = paths[0]
 
     def named(name: str) -> str:
-        return f"{config_file.name}: {name}"
+        # The file that set its top-level key (languages of languages.fr.baseURL).
+        return f"{origins.get(name.split('.', 1)[0].lower(), config_file.name)}: {name}"
 
     def text(name: str, default: str | None, table: dict[str, Any] = settings, label: str | None = None) -> str | None:
         value = table.get(name.lower(), default)
@@ -370,6 +387,8 @@ def read_project_config(path: Path | str) -> HugoConfig:
         )
     return HugoConfig(
         config_file=config_file,
+        config_files=tuple(paths),
+        origins=origins,
         root=root,
         base_url=text("baseURL", None),
         publish_dir=publish_dir,
@@ -433,10 +452,10 @@ def options_for(config: HugoConfig, base_url: str | None, flags: dict[str, Any])
     flags; the entry point under ``[sitemap] filename`` unless ``--filename`` is given.
     (``changefreq`` and ``priority`` are not written: crawlers ignore them.)"""
     if base_url and config.multihost:
-        raise SitemapkitError(
-            f"--base-url: the languages of {config.config_file.name} have a baseURL each; set those instead"
-        )
-    options = project_options(config.config_file.name, HUGO_SETTINGS, config.base_url, base_url, flags)
+        raise SitemapkitError(f"--base-url: the languages of {config.label} have a baseURL each; set those instead")
+    # A bad baseURL is named in the file that set it; a missing one in them all.
+    written_in = config.origins.get("baseurl", config.label)
+    options = project_options(written_in, HUGO_SETTINGS, config.base_url, base_url, flags)
     if "filename" in flags or config.sitemap_filename == options.filename:
         return options
     try:

@@ -48,6 +48,7 @@ from ..protocol.patterns import deferred
 from ..protocol.urls import check_base_url
 from ..site.dataformats import load_yaml
 from ..site.frontmatter import read_front_matter_document
+from .layered import config_paths, layered_settings
 
 __all__ = [
     "GENERATOR_SITEMAPS",
@@ -100,6 +101,7 @@ class Collection:
 class JekyllConfig:
     """The settings of one Jekyll project that its sitemap depends on."""
 
+    #: The first configuration file (the project's folder is its folder).
     config_file: Path
     base_url: str | None
     source: Path
@@ -111,12 +113,21 @@ class JekyllConfig:
     exclude: tuple[str, ...]
     include: tuple[str, ...]
     unread: tuple[str, ...] = ()
+    #: Every file ``--config`` named, in order, and the file that set each
+    #: top-level setting (the last to set it), for messages.
+    config_files: tuple[Path, ...] = ()
+    origins: dict[str, str] = dataclasses.field(default_factory=dict, compare=False)
     #: What reading the sources found and went past (a date only Ruby reads), one
     #: line each, for the command to print as warnings.
     warnings: list[str] = dataclasses.field(default_factory=list, compare=False)
 
     def setting(self, name: str) -> str:
-        return f"{self.config_file.name}: {name}"
+        return f"{self.origins.get(name, self.config_file.name)}: {name}"
+
+    @property
+    def label(self) -> str:
+        """The configuration as ``--config`` named it (``_config.yml``, or ``_config.yml,_config.dev.yml``)."""
+        return ",".join(path.name for path in self.config_files or (self.config_file,))
 
     @property
     def posts_permalink(self) -> str:
@@ -137,9 +148,8 @@ def is_jekyll_config(path: Path) -> bool:
     return path.name.lower() in CONFIG_NAMES
 
 
-def read_project_config(path: Path | str) -> JekyllConfig:
-    """The settings of ``path`` (``_config.yml``); one line naming the setting on error."""
-    path = Path(path)
+def _load(path: Path) -> dict[str, Any]:
+    """One configuration file's settings."""
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except OSError as error:
@@ -149,9 +159,20 @@ def read_project_config(path: Path | str) -> JekyllConfig:
     settings = load_yaml(text, path.name) or {}
     if not isinstance(settings, dict):
         raise SitemapkitError(f"{path.name}: must be a mapping of settings")
+    return settings
+
+
+def read_project_config(path: Path | str) -> JekyllConfig:
+    """The settings of ``path`` (``_config.yml``, or several files joined by
+    commas, merged as Jekyll merges them); one line naming the setting, in the
+    file that set it, on error."""
+    paths = config_paths(path)
+    settings, origins = layered_settings(paths, _load)
+    first = paths[0]
 
     def named(name: str) -> str:
-        return f"{path.name}: {name}"
+        # The file that set its top-level key (collections of collections.posts.output).
+        return f"{origins.get(re.split(r'[.[]', name, maxsplit=1)[0], first.name)}: {name}"
 
     def text_of(name: str, default: str | None) -> str | None:
         value = settings.get(name, default)
@@ -167,7 +188,7 @@ def read_project_config(path: Path | str) -> JekyllConfig:
             raise SitemapkitError(f"{named(name)}: must be a list of paths")
         return tuple(value)
 
-    root = path.resolve().parent
+    root = first.resolve().parent
     source = root / (text_of("source", ".") or ".")
     destination = root / (text_of("destination", "_site") or "_site")
     written_url = text_of("url", "") or ""
@@ -177,7 +198,7 @@ def read_project_config(path: Path | str) -> JekyllConfig:
         try:
             check_base_url(written_url)
         except ConfigError as error:
-            raise SitemapkitError(f"{path.name}: {error.for_setting('url')}") from None
+            raise SitemapkitError(f"{origins['url']}: {error.for_setting('url')}") from None
     url = written_url.strip().rstrip("/")
     baseurl = (text_of("baseurl", "") or "").strip("/")
     base_url = (url + "/" + (baseurl + "/" if baseurl else "")) if url else None
@@ -225,7 +246,9 @@ def read_project_config(path: Path | str) -> JekyllConfig:
     if settings.get("collections_dir"):
         unread.append(f"{named('collections_dir')}: is not read; collections are looked for in the source folder")
     return JekyllConfig(
-        config_file=path,
+        config_file=first,
+        config_files=tuple(paths),
+        origins=origins,
         base_url=base_url,
         source=source,
         destination=destination,
@@ -241,7 +264,7 @@ def read_project_config(path: Path | str) -> JekyllConfig:
 
 def options_for(config: JekyllConfig, base_url: str | None, flags: dict[str, Any]) -> Options:
     """The options of a run: ``url`` + ``baseurl`` (``--base-url`` wins), then the flags."""
-    return project_options(config.config_file.name, JEKYLL_SETTINGS, config.base_url, base_url, flags)
+    return project_options(config.label, JEKYLL_SETTINGS, config.base_url, base_url, flags)
 
 
 def sites(config: JekyllConfig) -> list[tuple[JekyllConfig, str]]:

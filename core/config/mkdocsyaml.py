@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol.errors import SitemapkitError
+from ..site.dataformats import merge_settings
 
 # First: without PyYAML, it stops with the one line that says what to install.
 from ..site.yamlreader import TaggedValue, YamlLoader, YamlProblem, read_yaml
@@ -112,16 +113,4 @@ def _read(path: Path, raw: bytes, children: list[Path]) -> dict[str, Any]:
         raise SitemapkitError(
             f"{named}: {INHERIT_KEY}: {relative!r}: {error.strerror or error} ({str(parent)!r})"
         ) from None
-    return merge(_read(parent, inherited, [*children, path]), settings)
-
-
-def merge(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
-    """``child`` merged into ``parent`` (changed and returned), as MkDocs merges an
-    inherited configuration (mergedeep's replace strategy): mappings key by key,
-    at any depth; any other value of the child's replaces the parent's."""
-    for key, value in child.items():
-        if isinstance(parent.get(key), dict) and isinstance(value, dict):
-            merge(parent[key], value)
-        else:
-            parent[key] = value
-    return parent
+    return merge_settings(_read(parent, inherited, [*children, path]), settings)

@@ -16,7 +16,7 @@ from typing import Any
 from ..protocol.errors import SitemapkitError
 from .extras import CONFIG_EXTRA_INSTALL
 
-__all__ = ["load_json", "load_toml", "load_yaml"]
+__all__ = ["load_json", "load_toml", "load_yaml", "merge_settings"]
 
 
 def load_yaml(text: str, name: str) -> Any:
@@ -54,3 +54,17 @@ def load_json(text: str, name: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise SitemapkitError(f"{name}: line {error.lineno}: {error.msg}") from None
+
+
+def merge_settings(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
+    """``child`` merged into ``parent`` (changed and returned): mappings key by key,
+    at any depth; any other value of the child's replaces the parent's. MkDocs
+    merges an inherited configuration so (mergedeep's replace strategy), Jekyll
+    the files of ``--config a.yml,b.yml`` (``Utils.deep_merge_hashes``) and Hugo
+    those of ``--config a.toml,b.toml``: the later file wins."""
+    for key, value in child.items():
+        if isinstance(parent.get(key), dict) and isinstance(value, dict):
+            merge_settings(parent[key], value)
+        else:
+            parent[key] = value
+    return parent

@@ -80,6 +80,39 @@ def test_a_configuration_of_another_name_is_read_as_hugos(project):
     assert_as_hugo(theirs, ours)
 
 
+def test_several_configuration_files_are_merged_as_hugo_merges_them(project):
+    """``hugo --config hugo.toml,hugo.production.toml``: the later file's baseURL
+    wins, and its ``[languages.fr]`` is merged into the first file's (French keeps
+    its own contentDir; its hreflang is the later file's)."""
+    files = "hugo.toml,hugo.production.toml"
+    theirs, ours, err = build_both(project, files, hugo_args=("--config", files))
+    assert err == ""
+    production = "https://www.example.org/"
+    assert production + "fr/posts/autre/" in theirs
+    assert_as_hugo(theirs, ours, base=production)
+    alternates = hugo_alternates(project / "public")
+    assert ("fr-CA", production + "fr/tags/alpha/") in alternates[production + "tags/alpha/"]
+    run_hugo(project, "--config", files)
+    assert hugo_alternates(project / "public") == alternates
+
+
+def test_a_bad_setting_of_a_later_file_is_named_in_that_file(project):
+    (project / "hugo.production.toml").write_text('baseURL = "ftp://www.example.org/"\n')
+    run_hugo(project)
+    done = run_sitemapkit("build", "--config", "hugo.toml,hugo.production.toml", cwd=project)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("sitemapkit: error: hugo.production.toml: baseURL: 'ftp://www.example.org/' ")
+    assert done.stderr.count("\n") == 1
+    (project / "hugo.production.toml").write_text("[languages.fr]\ncontentDir = 3\n")
+    done = run_sitemapkit("build", "--config", "hugo.toml,hugo.production.toml", cwd=project)
+    assert done.stderr == "sitemapkit: error: hugo.production.toml: languages.fr.contentDir: 3 must be text\n"
+    done = run_sitemapkit("build", "--config", "hugo.toml,,hugo.production.toml", cwd=project)
+    assert done.stderr == (
+        "sitemapkit: error: --config 'hugo.toml,,hugo.production.toml': names an empty file "
+        "(files are joined by single commas)\n"
+    )
+
+
 def test_a_cascade_in_the_site_configuration(project):
     """``cascade`` with a ``target`` in hugo.toml: the pages it takes are out of
     Hugo's sitemap and of ours alike, the others stay."""

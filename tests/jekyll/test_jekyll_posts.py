@@ -73,10 +73,12 @@ def test_posts_matched_to_their_sources_as_jekyll_writes_them(built):
     assert instant(ours[BASE + "unreadable.html"]) == COMMITTED
 
 
-def test_a_configuration_of_another_name_is_read_as_jekylls(built):
-    """``jekyll build --config _config_dev.yml``: the file is Jekyll's by what it holds."""
-    shutil.copy(built / "_config.yml", built / "_config_dev.yml")
-    done = run_sitemapkit("build", "--config", "_config_dev.yml", cwd=built)
+@pytest.mark.parametrize("name", ["_config_dev.yml", "_config,dev.yml"])
+def test_a_configuration_of_another_name_is_read_as_jekylls(built, name):
+    """``jekyll build --config _config_dev.yml``: the file is Jekyll's by what it
+    holds; a file whose name holds a comma is one file, not a list."""
+    shutil.copy(built / "_config.yml", built / name)
+    done = run_sitemapkit("build", "--config", name, cwd=built)
     assert done.returncode == 0, done.stderr
     assert set(sitemap_entries(built / "_site")) == set(read_theirs(built / "theirs.xml")) | {BASE + "unreadable.html"}
 
@@ -91,3 +93,45 @@ def test_a_page_whose_canonical_drops_html_is_listed_in_a_folder_build(built):
     assert done.returncode == 0, done.stderr
     assert "contact" not in "".join(line for line in done.stdout.splitlines() if line.startswith("excluded"))
     assert BASE + "contact.html" in sitemap_entries(built / "_site")
+
+
+def test_several_configuration_files_are_merged_as_jekyll_merges_them(built):
+    """``jekyll build --config _config.yml,_config.production.yml``: the later file's
+    ``url`` wins, and its ``collections`` are merged into the first file's key by
+    key (``projects`` keeps ``output: true``, ``posts`` its permalink)."""
+    files = "_config.yml,_config.production.yml"
+    done = subprocess.run([jekyll(), "build", "--quiet", "--config", files], cwd=built, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    theirs = read_theirs(built / "_site" / "sitemap.xml")
+    production = "https://www.example.org/"
+    assert {production + "work/second-one/", production + "news/2023/release/"} <= set(theirs)
+    done = run_sitemapkit("build", "--config", files, "--verbose", cwd=built)
+    assert done.returncode == 0, done.stderr
+    assert_valid(built / "_site" / "sitemap.xml")
+    ours = {loc: entry["lastmod"] for loc, entry in sitemap_entries(built / "_site").items()}
+    assert set(ours) == set(theirs) | {production + "unreadable.html"}
+    # Matched to their sources under the merged settings: sitemap: false kept.
+    assert f"excluded (metadata): {production}work/my-project/\n" in done.stdout
+    assert f"excluded (metadata): {production}news/2024/hidden/\n" in done.stdout
+    assert instant(ours[production + "news/2023/release/"]) == instant(theirs[production + "news/2023/release/"])
+
+
+def test_a_bad_setting_of_a_later_file_is_named_in_that_file(built):
+    (built / "_config.production.yml").write_text("url: ftp://www.example.org\n")
+    done = run_sitemapkit("build", "--config", "_config.yml,_config.production.yml", cwd=built)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "sitemapkit: error: _config.production.yml: url: 'ftp://www.example.org' is not an absolute http(s) URL "
+        "with a host\n"
+    )
+    (built / "_config.production.yml").write_text("collections: [a, b]\ntimezone: Mars/Olympus\n")
+    done = run_sitemapkit("build", "--config", "_config.yml,_config.production.yml", cwd=built)
+    assert done.stderr == "sitemapkit: error: _config.production.yml: timezone: 'Mars/Olympus' is not a time zone\n"
+    done = run_sitemapkit("build", "--config", "_config.yml,_config.missing.yml", cwd=built)
+    assert done.stderr == "sitemapkit: error: --config '_config.missing.yml': No such file or directory\n"
+    # Neither file sets url: the list is named, as the user wrote it.
+    (built / "_config.yml").write_text("title: No URL\n")
+    (built / "_config.production.yml").write_text("title: Still none\n")
+    done = run_sitemapkit("build", "--config", "_config.yml,_config.production.yml", cwd=built)
+    assert done.stderr.startswith("sitemapkit: error: _config.yml,_config.production.yml: url: is not set")
+    assert done.stderr.count("\n") == 1
