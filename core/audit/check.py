@@ -39,6 +39,7 @@ from ..protocol.errors import OutputError, SitemapkitError
 from ..protocol.robots import decode_robots_txt, sitemap_line_url
 from ..protocol.robotsrules import LINE_BREAK
 from ..protocol.urls import HTML_SUFFIXES, Scope, comparable_url, encode_url, files_serving, is_uri, is_web_url
+from .versionfolders import VERSION_SITEMAP, VERSIONS_JSON, find_versions
 
 _URL_CHILDREN = ("loc", "lastmod", "changefreq", "priority")
 # Compressed bytes read at a time; what they inflate to is capped separately.
@@ -127,6 +128,8 @@ class CheckResult:
     read_whole: bool = True
     #: The files read that are sitemap indexes.
     indexes: set[str] = dataclasses.field(default_factory=set, repr=False)
+    #: What the audit went past on purpose, one line each (another version's pages).
+    notes: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -159,6 +162,7 @@ class CheckResult:
                 "findings": [
                     {"kind": f.kind, "url": f.url, "reason": f.reason, "error": f.error} for f in self.findings
                 ],
+                "notes": self.notes,
                 "failed": self.failed,
             },
             indent=2,
@@ -862,19 +866,58 @@ def audit_pages(site: SiteFolder, scope: Scope, robots_text: str, result: CheckR
                 )
 
     # Which pages no sitemap lists is known only when every sitemap was read.
+    other_versions: dict[str, str] | None = None
+    held_back: dict[str, int] = {}
     for page in find_pages(output_dir) if result.read_whole and result.files else ():
-        if page.output is None or os.path.realpath(page.output) in listed_files:
+        real = os.path.realpath(page.output) if page.output is not None else None
+        if real is None or real in listed_files:
             continue
-        if site.file(os.path.relpath(page.output, output_dir).replace(os.sep, "/"))[0] is None:
+        if site.file(os.path.relpath(real, output_dir).replace(os.sep, "/"))[0] is None:
             continue  # a symlink out of the site folder: nothing outside it is opened
         loc, _, _ = left_out(page)
-        if loc is not None:
+        if loc is None:
+            continue
+        if other_versions is None:
+            other_versions = _versions_left_to_their_sitemaps(site, listed_files)
+        version = next((name for folder, name in other_versions.items() if real.startswith(folder)), None)
+        if version is not None:
+            held_back[version] = held_back.get(version, 0) + 1
+        else:
             findings.append(Finding("unlisted", loc, "a page of the site that no sitemap lists and no rule leaves out"))
+    if held_back:
+        count = sum(held_back.values())
+        result.notes.append(
+            f"{', '.join(f'{name}/' for name in sorted(held_back))}: {count:,} page{'s' if count != 1 else ''} "
+            f"of versions the sitemaps read do not list, each version listed by its own {VERSION_SITEMAP} "
+            "(a versioned site's root sitemap lists one copy of each page; sitemapkit versions --all-versions "
+            "lists every version's)"
+        )
 
     # git is asked only when there is a lastmod to hold against its history.
     dated = any(listed.lastmod for listed in result.listed)
     declared = {loc: facts.modified for loc, facts in heads.items() if facts.modified}
     _audit_lastmods(result, scope, now, history_span(site.root) if dated else None, declared)
+
+
+def _versions_left_to_their_sitemaps(site: SiteFolder, listed_files: set[str]) -> dict[str, str]:
+    """The folders (real paths, with a trailing separator) of the versions a
+    versioned site serves (mike's ``versions.json``, else the folders with a
+    sitemap of their own) none of whose pages the sitemaps read list, each ->
+    its version's name; the folders of its aliases too. Nothing when the site
+    is not versioned, or its ``versions.json`` is no regular file inside it."""
+    root = Path(site.root)
+    if (root / VERSIONS_JSON).exists() and site.file(VERSIONS_JSON)[0] is None:
+        return {}
+    try:
+        versions = find_versions(root)
+    except SitemapkitError:
+        return {}
+    folders: dict[str, str] = {}
+    for version in versions:
+        own = [os.path.join(os.path.realpath(root / name), "") for name in (version.name, *version.aliases)]
+        if not any(listed.startswith(folder) for listed in listed_files for folder in own):
+            folders.update((folder, version.name) for folder in own)
+    return folders
 
 
 _SAYS = {

@@ -18,15 +18,12 @@ else the newest release by version order.
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
-import re
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..protocol.dates import parse_lastmod
-from ..protocol.encoder import EncodeResult, encode_index, encode_pages, newest_lastmod_in, written_by_sitemapkit
+from ..protocol.encoder import EncodeResult, encode_index, encode_pages, newest_lastmod_in
 from ..protocol.errors import ConfigError, SitemapkitError
 from ..protocol.model import Excluded, Notice, Options, Page, Report
 from ..protocol.patterns import deferred
@@ -34,11 +31,8 @@ from ..protocol.urls import Scope, same_file_key
 from ..publish import publication as publish
 from ..site.htmlcheck import inspect_built_page
 from .check import SiteFolder
+from .versionfolders import VERSION_SITEMAP, VERSIONS_JSON, Version, find_versions, read_versions_json
 
-#: mike's list of versions and their aliases, at the root of the site.
-VERSIONS_JSON = "versions.json"
-#: The sitemap each version's build writes (Material's version selector reads it).
-VERSION_SITEMAP = "sitemap.xml"
 #: The code of the warnings of this module.
 NOTICE_CODE = "versions"
 
@@ -49,14 +43,6 @@ _SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 _RELEASE = deferred(r"v?(\d+(?:\.\d+)*)")
 # The most of a sitemap file read back: the protocol's own limit ("no larger than 50MB").
 _SITEMAP_READ_LIMIT = 50 * 1024 * 1024
-
-
-@dataclasses.dataclass(frozen=True)
-class Version:
-    """A version folder below the root, and the other names (aliases) it is served under."""
-
-    name: str
-    aliases: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass
@@ -80,131 +66,6 @@ def release_key(name: str) -> tuple[int, ...] | None:
     """The version order of a release name (``1.10`` after ``1.9``), None for a name that is no release."""
     match = _RELEASE.fullmatch(name)
     return tuple(int(part) for part in match.group(1).split(".")) if match else None
-
-
-def find_versions(root: Path, names: list[str] | None = None) -> list[Version]:
-    """The versions ``root`` serves: mike's ``versions.json`` when it is there,
-    else the folders holding a sitemap sitemapkit wrote; ``names`` chooses them.
-    Raises :class:`SitemapkitError` naming anything odd."""
-    if not root.is_dir():
-        raise SitemapkitError(f"ROOT {str(root)!r} is not a folder")
-    parent_json = root.resolve().parent / VERSIONS_JSON
-    if parent_json.is_file() and root.resolve().name in _json_names(parent_json):
-        raise SitemapkitError(
-            f"ROOT {str(root)!r} is a version folder itself ({parent_json} lists it); "
-            "give the folder that holds the versions"
-        )
-    listed = root / VERSIONS_JSON
-    from_json = _read_versions_json(listed) if listed.is_file() else None
-    if names is not None:
-        if not names or any(not n or "/" in n or n in (".", "..") for n in names):
-            raise ConfigError("versions", f"{','.join(names)!r} must name version folders, comma-separated")
-        aliases = {v.name: v.aliases for v in from_json or []}
-        alias_of = {alias: v.name for v in from_json or [] for alias in v.aliases}
-        for n in names:
-            if n in alias_of and n not in aliases:
-                # Its folder serves another version's pages again (copy, symlink).
-                raise ConfigError(
-                    "versions", f"{n!r} is an alias of {alias_of[n]!r} ({VERSIONS_JSON}); name versions, not aliases"
-                )
-        versions = [Version(n, aliases.get(n, ())) for n in names]
-        where = "--versions"
-    elif from_json is not None:
-        versions, where = from_json, VERSIONS_JSON
-    else:
-        versions, where = _sitemap_folders(root), "its folders"
-        if not versions:
-            if _has_own_sitemap(root / VERSION_SITEMAP, root, None):
-                raise SitemapkitError(
-                    f"ROOT {str(root)!r} holds no version folder but a version's own sitemap: "
-                    "it is a version folder itself; give the folder that holds the versions"
-                )
-            raise SitemapkitError(
-                f"ROOT {str(root)!r} has no {VERSIONS_JSON} and no folder holding a sitemap sitemapkit wrote; "
-                "build each version with a sitemapkit adapter, or name them with --versions"
-            )
-    for version in versions:
-        folder = root / version.name
-        if not folder.is_dir():
-            raise SitemapkitError(f"version {version.name!r} ({where}) has no folder {str(folder)!r}")
-        if not (folder / VERSION_SITEMAP).is_file():
-            raise SitemapkitError(
-                f"version {version.name!r} ({where}) has no {VERSION_SITEMAP} in {str(folder)!r}; "
-                "build it with a sitemapkit adapter or sitemapkit build"
-            )
-        for alias in version.aliases:
-            if not (root / alias).is_dir():
-                raise SitemapkitError(
-                    f"alias {alias!r} of version {version.name!r} ({where}) points nowhere: "
-                    f"{str(root / alias)!r} is missing"
-                )
-    return versions
-
-
-def _json_names(path: Path) -> set[str]:
-    try:
-        return {name for v in _read_versions_json(path) for name in (v.name, *v.aliases)}
-    except SitemapkitError:
-        return set()
-
-
-def _read_versions_json(path: Path) -> list[Version]:
-    """mike's ``versions.json``: a list of ``{"version": ..., "title": ..., "aliases": [...]}``;
-    or sphinx-polyversion's: its revisions, each ``{"__jsonclass__": [class, [name, ...]]}``
-    (a version's folder is its name)."""
-    try:
-        data = json.loads(path.read_bytes())
-    except ValueError as error:
-        raise SitemapkitError(f"{str(path)!r} is not JSON ({error})") from None
-    if isinstance(data, list) and data and all(isinstance(item, dict) and "__jsonclass__" in item for item in data):
-        try:
-            return [Version(str(item["__jsonclass__"][1][0])) for item in data]
-        except (IndexError, KeyError, TypeError):
-            pass
-    if not isinstance(data, list) or not all(
-        isinstance(item, dict)
-        and isinstance(item.get("version"), str)
-        and isinstance(item.get("aliases", []), list)
-        and all(isinstance(a, str) for a in item.get("aliases", []))
-        for item in data
-    ):
-        raise SitemapkitError(
-            f'{str(path)!r} is not mike\'s list of versions ([{{"version": "1.0", "aliases": [...]}}, ...])'
-        )
-    return [Version(item["version"], tuple(item.get("aliases", []))) for item in data]
-
-
-def _has_own_sitemap(path: Path, root: Path, folder: str | None) -> bool:
-    """Whether ``path`` is a sitemap sitemapkit wrote, listing (when ``folder`` is
-    given) URLs below that folder: a version's own. A copy of another version's
-    folder (mike's ``alias_type: copy``) lists that version's URLs."""
-    try:
-        with open(path, "rb") as file:
-            start = file.read(4096)
-    except OSError:
-        return False
-    if not written_by_sitemapkit(start):
-        return False
-    if folder is None:
-        return True
-    first = re.search(rb"<loc>([^<]*)</loc>", start)
-    return first is not None and f"/{folder}/".encode() in first.group(1)
-
-
-def _sitemap_folders(root: Path) -> list[Version]:
-    folders = sorted(entry.name for entry in os.scandir(root) if entry.is_dir() and not entry.name.startswith("."))
-    versions = [
-        name
-        for name in folders
-        if not (root / name).is_symlink() and _has_own_sitemap(root / name / VERSION_SITEMAP, root, name)
-    ]
-    real = {os.path.realpath(root / name): name for name in versions}
-    aliases: dict[str, list[str]] = {name: [] for name in versions}
-    for name in folders:
-        target = real.get(os.path.realpath(root / name))
-        if target is not None and target != name:
-            aliases[target].append(name)
-    return [Version(name, tuple(aliases[name])) for name in versions]
 
 
 def _newest_first(versions: list[Version]) -> list[Version]:
@@ -303,6 +164,23 @@ def _default_version(root: Path, scope: Scope, versions: list[Version]) -> str |
     return named if any(named in (v.name, *v.aliases) for v in versions) else None
 
 
+def _refuse_a_version_folder(root: Path) -> None:
+    """A version folder given as ROOT (its parent's versions.json lists it) is
+    refused: its root sitemap would list that version alone."""
+    parent_json = root.resolve().parent / VERSIONS_JSON
+    if not parent_json.is_file():
+        return
+    try:
+        names = {name for v in read_versions_json(parent_json) for name in (v.name, *v.aliases)}
+    except SitemapkitError:
+        return
+    if root.resolve().name in names:
+        raise SitemapkitError(
+            f"ROOT {str(root)!r} is a version folder itself ({parent_json} lists it); "
+            "give the folder that holds the versions"
+        )
+
+
 def plan_root(
     root: Path | str,
     base_url: str,
@@ -314,6 +192,7 @@ def plan_root(
     """What the root sitemap of the versioned site in ``root``, served at
     ``base_url``, lists. Reads only below ``root``; writes nothing."""
     root = Path(root)
+    _refuse_a_version_folder(root)
     versions = find_versions(root, names)
     scope = Scope(base_url)
     folder = SiteFolder(root)

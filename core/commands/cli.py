@@ -305,9 +305,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(problem)
         for finding in result.findings:
             print(finding)
+        for note in result.notes:
+            print(f"note: {note}")
         print(result.summary())
     if args.report_file:
-        lines = [*result.problems, *result.findings]
+        lines = [*result.problems, *result.findings, *(f"note: {note}" for note in result.notes)]
         Path(args.report_file).write_text("".join(f"{line}\n" for line in lines) + result.summary() + "\n")
     return 1 if result.failed else 0
 

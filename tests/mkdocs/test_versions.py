@@ -214,6 +214,45 @@ def test_canonical_flag_and_all_versions(deployed, tmp_path):
     assert sorted(sitemap_entries(root / "1.0")) == [BASE + "1.0/" + p for p in ["", "guide/", "old/"]]
 
 
+@pytest.mark.parametrize(
+    # Not redirect with canonical_version: its alias's stubs lead back (a loop
+    # sitemapkit versions warns of; see the first test).
+    ("alias_type", "canonical"),
+    [("symlink", None), ("copy", None), ("redirect", None), ("symlink", "latest"), ("copy", "latest")],
+)
+def test_check_of_the_root_tells_other_versions_from_unlisted_pages(deployed, tmp_path, alias_type, canonical):
+    """``sitemapkit check`` of the root: the older versions' pages, which the root
+    sitemap leaves to their own sitemaps on purpose, are one note, not a warning
+    each; a page the root serves that no sitemap lists is still one."""
+    project, _ = deployed[alias_type, canonical]
+    root = project.checkout(tmp_path / "gh-pages")
+    assert versions(root).returncode == 0
+    (root / "extra.html").write_text("<!doctype html><title>Extra</title><p>Not in any sitemap.</p>")
+    done = run_sitemapkit("check", str(root), "--base-url", BASE)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert [line for line in lines if line.startswith(("warning", "error"))] == [
+        f"warning unlisted: {BASE}extra.html: a page of the site that no sitemap lists and no rule leaves out"
+    ]
+    # 1.0's and 1.1's three pages each; with canonical_version, only old/ of each:
+    # the others name /latest/'s as canonical (left out), but latest/ has no old/.
+    held = 2 if canonical else 6
+    notes = [line for line in lines if line.startswith("note:")]
+    assert notes == [
+        f"note: 1.0/, 1.1/: {held} pages of versions the sitemaps read do not list, each version listed by its "
+        "own sitemap.xml (a versioned site's root sitemap lists one copy of each page; sitemapkit versions "
+        "--all-versions lists every version's)"
+    ]
+    assert lines[-1] == "sitemapkit check: 3 URLs in 1 file; no problems; findings: 0 errors, 1 warning"
+    if canonical:
+        return  # sitemapkit versions refuses --all-versions under canonical_version (a later test)
+    # With every version listed (an index of their own sitemaps), nothing is held back.
+    assert versions(root, "--all-versions").returncode == 0
+    done = run_sitemapkit("check", str(root), "--base-url", BASE, "--format", "json")
+    report = json.loads(done.stdout)
+    assert report["notes"] == [] and [f["url"] for f in report["findings"]] == [BASE + "extra.html"]
+
+
 def test_a_further_deploy_moves_the_root_and_leaves_no_stale_file(tmp_path):
     project = MikeProject(tmp_path / "project", "symlink", "latest")
     project.deploy("1.0")
