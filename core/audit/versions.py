@@ -31,7 +31,7 @@ from ..protocol.urls import Scope, same_file_key
 from ..publish import publication as publish
 from ..site.htmlcheck import inspect_built_page
 from .check import SiteFolder
-from .versionfolders import VERSION_SITEMAP, VERSIONS_JSON, Version, find_versions, read_versions_json
+from .versionfolders import VERSION_SITEMAP, Version, find_versions
 
 #: The code of the warnings of this module.
 NOTICE_CODE = "versions"
@@ -164,23 +164,6 @@ def _default_version(root: Path, scope: Scope, versions: list[Version]) -> str |
     return named if any(named in (v.name, *v.aliases) for v in versions) else None
 
 
-def _refuse_a_version_folder(root: Path) -> None:
-    """A version folder given as ROOT (its parent's versions.json lists it) is
-    refused: its root sitemap would list that version alone."""
-    parent_json = root.resolve().parent / VERSIONS_JSON
-    if not parent_json.is_file():
-        return
-    try:
-        names = {name for v in read_versions_json(parent_json) for name in (v.name, *v.aliases)}
-    except SitemapkitError:
-        return
-    if root.resolve().name in names:
-        raise SitemapkitError(
-            f"ROOT {str(root)!r} is a version folder itself ({parent_json} lists it); "
-            "give the folder that holds the versions"
-        )
-
-
 def plan_root(
     root: Path | str,
     base_url: str,
@@ -192,7 +175,6 @@ def plan_root(
     """What the root sitemap of the versioned site in ``root``, served at
     ``base_url``, lists. Reads only below ``root``; writes nothing."""
     root = Path(root)
-    _refuse_a_version_folder(root)
     versions = find_versions(root, names)
     scope = Scope(base_url)
     folder = SiteFolder(root)
