@@ -6,9 +6,10 @@ builds it from, so a page is dated as Hugo dates it (its ``[frontmatter]``
 order: git, front matter, file time, file name), and every list page that Hugo
 dates by what it lists is given those pages as its members.
 
-Read from ``hugo.toml``, ``hugo.yaml``, ``hugo.json`` (or ``config.*``), or a
-configuration folder (``config/`` or ``config/_default/``, where ``X.toml`` sets
-the key ``X``): ``baseURL``, ``publishDir`` (default ``public``), ``contentDir``
+Read from ``hugo.toml``, ``hugo.yaml``, ``hugo.json`` (or ``config.*``), and the
+configuration folder beside it as Hugo reads it (``config/_default/``, then the
+environment's ``config/production/``, each merged over what came before; in
+each, ``X.toml`` sets the key ``X``): ``baseURL``, ``publishDir`` (default ``public``), ``contentDir``
 (default ``content``; ``module.mounts`` into ``content`` replace it), ``languages`` (each with its own ``contentDir`` and
 ``baseURL``), ``defaultContentLanguage``, ``defaultContentLanguageInSubdir``,
 ``uglyURLs`` (true, or per section), ``disablePathToLower``, ``taxonomies``,
@@ -43,9 +44,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import os
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +55,7 @@ from ..protocol.errors import ConfigError, SitemapkitError
 from ..protocol.hostsettings import HUGO_SETTINGS, project_options
 from ..protocol.model import Options, Page, is_error_page
 from ..protocol.patterns import deferred
-from ..site.dataformats import load_json, load_toml, load_yaml
+from ..site.dataformats import load_json, load_toml, load_yaml, merge_settings
 from ..site.frontmatter import read_front_matter_document
 from .layered import config_paths, layered_settings
 
@@ -69,6 +71,14 @@ __all__ = [
 
 #: The configuration files Hugo reads at a project's root, in its order.
 CONFIG_NAMES = tuple(f"{stem}.{ext}" for stem in ("hugo", "config") for ext in ("toml", "yaml", "yml", "json"))
+#: The configuration folder Hugo reads beside a project's file (its ``configDir``),
+#: and in it the folder every environment reads before its own.
+CONFIG_DIR = "config"
+DEFAULT_FOLDER = "_default"
+#: "hugo ... Default is production" (``hugo server``: development); the variables
+#: Hugo reads it from, the first set winning.
+DEFAULT_ENVIRONMENT = "production"
+ENVIRONMENT_VARIABLES = ("HUGO_ENVIRONMENT", "HUGO_ENV")
 #: The sitemap Hugo writes at the root (a sitemapindex, for several languages):
 #: replaced by ours.
 GENERATOR_SITEMAPS = ("sitemap.xml",)
@@ -208,10 +218,13 @@ def _load(path: Path) -> dict[str, Any]:
     return _lower_keys(data)
 
 
-def _read_folder(folder: Path) -> dict[str, Any]:
-    """A configuration folder: ``hugo.*``/``config.*`` at the top level, any other
-    ``X.ext`` under the key ``X`` (``languages.toml``, ``params.yaml``)."""
+def _read_folder(folder: Path, written: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """One folder of the configuration folder (``_default/``, ``production/``):
+    ``hugo.*``/``config.*`` at the top level, any other ``X.ext`` under the key
+    ``X`` (``languages.toml``, ``params.yaml``); and for each top-level key the
+    file that set it, as ``written`` (``config/_default``) and its name."""
     settings: dict[str, Any] = {}
+    origins: dict[str, str] = {}
     files = sorted(
         p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".toml", ".yaml", ".yml", ".json")
     )
@@ -222,9 +235,32 @@ def _read_folder(folder: Path) -> dict[str, Any]:
         data = _load(path)
         if stem in ("hugo", "config"):
             settings.update(data)
+            origins.update((key, f"{written}/{path.name}") for key in data)
         else:
             settings[stem] = data
-    return settings
+            origins[stem] = f"{written}/{path.name}"
+    return settings, origins
+
+
+def _hugo_environment(environ: Mapping[str, str] = os.environ) -> str:
+    """The environment ``hugo`` builds for, as it reads it: ``HUGO_ENVIRONMENT``,
+    else ``HUGO_ENV``, else :data:`DEFAULT_ENVIRONMENT`."""
+    for name in ENVIRONMENT_VARIABLES:
+        if environ.get(name):
+            return environ[name]
+    return DEFAULT_ENVIRONMENT
+
+
+def _environment_layers(config_dir: Path) -> list[tuple[dict[str, Any], dict[str, str]]]:
+    """What Hugo reads from its configuration folder, in its order: ``_default/``,
+    then the environment's folder (``production/``), each merged over what came
+    before; files directly in the folder are not read (nor by Hugo)."""
+    layers = []
+    for name in (DEFAULT_FOLDER, _hugo_environment()):
+        folder = config_dir / name
+        if name and "/" not in name and name not in (".", "..") and folder.is_dir():
+            layers.append(_read_folder(folder, f"{config_dir.name}/{name}"))
+    return layers
 
 
 def read_project_config(path: Path | str) -> HugoConfig:
@@ -235,18 +271,23 @@ def read_project_config(path: Path | str) -> HugoConfig:
     Raises :class:`SitemapkitError` with one line naming the file and the setting.
     """
     paths = config_paths(path)
-    origins: dict[str, str] = {}
     if len(paths) == 1 and paths[0].is_dir():
-        folder = paths[0] / "_default" if (paths[0] / "_default").is_dir() else paths[0]
-        settings = _read_folder(folder)
-        # config/_default/ sits in config/, in the project's folder.
-        root = (folder.parent.parent if folder.name == "_default" else folder.parent).resolve()
-        config_file = folder
+        # The configuration folder (config/, or its config/_default/), in the
+        # project's folder; Hugo reads the project's own file under it.
+        config_dir = paths[0].parent if paths[0].name == DEFAULT_FOLDER else paths[0]
+        root = config_dir.resolve().parent
+        files = [root / name for name in CONFIG_NAMES if (root / name).is_file()][:1]
+        config_file = paths[0]
     else:
         # One file, or several (hugo --config a.toml,b.toml): the later wins.
-        settings, origins = layered_settings(paths, _load)
         root = paths[0].resolve().parent
-        config_file = paths[0]
+        config_dir, files, config_file = root / CONFIG_DIR, paths, paths[0]
+    settings, origins = layered_settings(files, _load)
+    # The configuration folder beside them, read by Hugo whatever --config names:
+    # merged over them, its environment's folder last.
+    for layer, layer_origins in _environment_layers(config_dir) if config_dir.is_dir() else ():
+        merge_settings(settings, layer)
+        origins.update(layer_origins)
 
     def named(name: str) -> str:
         # The file that set its top-level key (languages of languages.fr.baseURL).

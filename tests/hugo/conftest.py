@@ -29,8 +29,8 @@ def hugo_binary() -> str:
     return found
 
 
-def run_hugo(root: Path, *args: str) -> None:
-    done = subprocess.run([hugo_binary(), "--quiet", *args], cwd=root, capture_output=True, text=True)
+def run_hugo(root: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    done = subprocess.run([hugo_binary(), "--quiet", *args], cwd=root, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
 
 

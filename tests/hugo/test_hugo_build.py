@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -94,6 +95,43 @@ def test_several_configuration_files_are_merged_as_hugo_merges_them(project):
     assert ("fr-CA", production + "fr/tags/alpha/") in alternates[production + "tags/alpha/"]
     run_hugo(project, "--config", files)
     assert hugo_alternates(project / "public") == alternates
+
+
+@pytest.mark.parametrize("named", ["hugo.toml", "config", "config/_default"])
+def test_the_configuration_folder_and_its_environment_as_hugo_reads_them(project, named):
+    """Hugo reads its configuration folder over the project's own file, whatever
+    ``--config`` names: ``config/_default/``, then the environment's folder
+    (``production/`` for a plain ``hugo``; ``HUGO_ENVIRONMENT`` names another). A
+    deploy's baseURL kept in ``config/production/`` (the fixture's
+    hugo.production.toml) is where the pages are served."""
+    config = project / "config"
+    for name in ("_default", "production", "staging"):
+        (config / name).mkdir(parents=True)
+    (config / "_default" / "hugo.toml").write_text('baseURL = "http://localhost:1313/"\n')
+    shutil.copy(project / "hugo.production.toml", config / "production" / "hugo.toml")
+    (config / "staging" / "hugo.yaml").write_text("baseURL: https://staging.example.org/\n")
+    # Files directly in config/ are not read, by Hugo nor by sitemapkit.
+    (config / "hugo.toml").write_text('baseURL = "https://nowhere.example.org/"\n')
+    theirs, ours, err = build_both(project, named)
+    assert err == ""
+    production = "https://www.example.org/"
+    assert production + "fr/posts/autre/" in theirs
+    assert_as_hugo(theirs, ours, base=production)
+    assert ("fr-CA", production + "fr/tags/alpha/") in hugo_alternates(project / "public")[production + "tags/alpha/"]
+
+    staging = "https://staging.example.org/"
+    env = {**os.environ, "HUGO_ENVIRONMENT": "staging"}
+    run_hugo(project, env=env)
+    theirs = hugo_sitemap(project / "public")
+    done = run_sitemapkit("build", "--config", named, cwd=project, env=env)
+    assert done.returncode == 0, done.stderr
+    assert_as_hugo(theirs, {loc: e["lastmod"] for loc, e in sitemap_entries(project / "public").items()}, base=staging)
+    assert ("fr-FR", staging + "fr/tags/alpha/") in hugo_alternates(project / "public")[staging + "tags/alpha/"]
+    # A bad setting there is named in its file.
+    (config / "staging" / "hugo.yaml").write_text("baseURL: ftp://staging.example.org/\n")
+    done = run_sitemapkit("build", "--config", named, cwd=project, env=env)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("sitemapkit: error: config/staging/hugo.yaml: baseURL: 'ftp://staging.example.org/' ")
 
 
 def test_a_bad_setting_of_a_later_file_is_named_in_that_file(project):
