@@ -9,16 +9,19 @@ dates by what it lists is given those pages as its members.
 Read from ``hugo.toml``, ``hugo.yaml``, ``hugo.json`` (or ``config.*``), and the
 configuration folder beside it as Hugo reads it (``config/_default/``, then the
 environment's ``config/production/``, each merged over what came before; in
-each, ``X.toml`` sets the key ``X``): ``baseURL``, ``publishDir`` (default ``public``), ``contentDir``
-(default ``content``; ``module.mounts`` into ``content`` replace it), ``languages`` (each with its own ``contentDir`` and
+each, ``X.toml`` sets the key ``X``): ``baseURL``, ``publishDir`` (default
+``public``), ``contentDir`` (default ``content``; ``module.mounts`` into
+``content`` replace it), ``languages`` (each with its own ``contentDir`` and
 ``baseURL``), ``defaultContentLanguage``, ``defaultContentLanguageInSubdir``,
 ``uglyURLs`` (true, or per section), ``disablePathToLower``, ``taxonomies``,
-``pagination.path`` (``paginatePath``), ``enableGitInfo``, ``timeZone`` and the
-``[frontmatter]`` date orders. Keys are read case-insensitively, as Hugo reads
-them. From each source's front matter: ``lastmod``, ``date`` (and the other
-keys the date orders name), ``draft``, ``sitemap.disable``, ``build.list``,
-``slug``, ``url``, ``translationKey`` and the taxonomy keys; ``cascade`` (front
-matter and configuration) hands down ``sitemap``, ``build`` and ``draft``.
+``pagination.path`` (``paginatePath``), ``enableGitInfo``, ``timeZone``, the
+``[frontmatter]`` date orders, and ``[permalinks]`` of regular pages (a
+section's pattern, ``/:year/:month/:title/``: see _permalink_path). Keys are
+read case-insensitively, as Hugo reads them. From each source's front matter:
+``lastmod``, ``date`` (and the other keys the date orders name), ``draft``,
+``sitemap.disable``, ``build.list``, ``slug``, ``url``, ``translationKey`` and
+the taxonomy keys; ``cascade`` (front matter and configuration) hands down
+``sitemap``, ``build`` and ``draft``.
 
 Which page a source becomes, as Hugo 0.1xx builds it:
 
@@ -47,6 +50,8 @@ import datetime as dt
 import os
 import posixpath
 import re
+import unicodedata
+import urllib.parse
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -159,6 +164,9 @@ class HugoConfig:
     #: ``[sitemap] filename``: the name Hugo writes its sitemap (and each
     #: language's) under, which ours takes unless ``--filename`` names another.
     sitemap_filename: str = "sitemap.xml"
+    #: ``[permalinks]`` of regular pages: a section (``posts``, ``""`` for the
+    #: pages at the top) -> its URL pattern (see _permalink_path).
+    page_permalinks: dict[str, str] = dataclasses.field(default_factory=dict)
     #: Every file ``--config`` named, in order, and the file that set each
     #: top-level setting (lower-cased; the last to set it), for messages.
     config_files: tuple[Path, ...] = ()
@@ -422,9 +430,17 @@ def read_project_config(path: Path | str) -> HugoConfig:
             f"{named('module.mounts')}: mounts into {', '.join(sorted(set(sub_mounts)))} are not read; "
             "their pages keep the folder's rules"
         )
-    if settings.get("permalinks"):
+    page_permalinks, unread_permalinks = _page_permalinks(settings.get("permalinks"), set(taxonomies), named)
+    # A language's own permalinks replace the site's for its pages: not read.
+    unread_permalinks += [
+        f"languages.{code}.permalinks"
+        for code, table in raw_languages.items()
+        if isinstance(table, dict) and table.get("permalinks")
+    ]
+    if unread_permalinks:
         unread.append(
-            f"{named('permalinks')}: is not read; the pages it moves keep the folder's rules (dated by their heads)"
+            f"{named('permalinks')}: {', '.join(unread_permalinks)} not read; "
+            "the pages they move keep the folder's rules (dated by their heads)"
         )
     return HugoConfig(
         config_file=config_file,
@@ -442,6 +458,7 @@ def read_project_config(path: Path | str) -> HugoConfig:
         ugly_urls=ugly,
         disable_path_to_lower=flag("disablePathToLower", False),
         taxonomies=taxonomies,
+        page_permalinks=page_permalinks,
         pagination_path=str(pagination_path).strip("/") or "page",
         enable_git_info=flag("enableGitInfo", False),
         timezone=timezone,
@@ -451,6 +468,189 @@ def read_project_config(path: Path | str) -> HugoConfig:
         cascade=_cascade_entries(settings.get("cascade"), named("cascade")),
         sitemap_filename=text("filename", "sitemap.xml", sitemap, "sitemap.filename") or "sitemap.xml",
     )
+
+
+#: The tokens of a permalink pattern that are expanded here (Hugo's, less its
+#: ``:sections[...]`` slices, ``:sectionslug``/``:sectionslugs`` and Go date
+#: layouts: a pattern with one of those is named in a warning line, not read).
+PERMALINK_TOKENS = frozenset(
+    ("year", "month", "monthname", "day", "weekday", "weekdayname", "yearday", "section", "sections")
+    + ("title", "slug", "slugorfilename", "filename", "contentbasename", "slugorcontentbasename")
+)
+_PERMALINK_TOKEN = deferred(r":(\w+)(\[.+?\])?")
+#: The kinds ``[permalinks.KIND]`` may name (Hugo's); only pages' patterns are read.
+_PERMALINK_KINDS = ("page", "section", "taxonomy", "term")
+
+
+def _page_permalinks(value: Any, plurals: set[str], named: Any) -> tuple[dict[str, str], list[str]]:
+    """``[permalinks]``: regular pages' patterns by section (``posts = ...``, which
+    Hugo applies to a section's pages and to a taxonomy's terms, and
+    ``[permalinks.page]``), and what is not read (other kinds, terms, patterns
+    with tokens not expanded here), as written, for a warning line."""
+    if value is None:
+        return {}, []
+    if isinstance(value, list):
+        return {}, ["the list of targets and patterns"]
+    if not isinstance(value, dict):
+        raise SitemapkitError(f"{named('permalinks')}: must be a table of sections and URL patterns")
+    pages: dict[str, str] = {}
+    unread: list[str] = []
+    for key, pattern in value.items():
+        if isinstance(pattern, dict):
+            if key not in _PERMALINK_KINDS:
+                raise SitemapkitError(f"{named(f'permalinks.{key}')}: is not one of {', '.join(_PERMALINK_KINDS)}")
+            for section, kind_pattern in pattern.items():
+                if not isinstance(kind_pattern, str):
+                    raise SitemapkitError(f"{named(f'permalinks.{key}.{section}')}: {kind_pattern!r} must be text")
+                if key != "page":
+                    unread.append(f"{key}.{section}")
+                elif _expandable(kind_pattern):
+                    pages[section.strip(" /")] = kind_pattern
+                else:
+                    unread.append(f"page.{section} ({kind_pattern!r})")
+        elif isinstance(pattern, str):
+            if key.strip(" /") in plurals:
+                unread.append(key)  # a taxonomy's terms
+            elif _expandable(pattern):
+                pages.setdefault(key.strip(" /"), pattern)
+            else:
+                unread.append(f"{key} ({pattern!r})")
+        else:
+            raise SitemapkitError(f"{named(f'permalinks.{key}')}: {pattern!r} must be text or a table")
+    return pages, unread
+
+
+def _expandable(pattern: str) -> bool:
+    return all(
+        match.group(1) in PERMALINK_TOKENS and not match.group(2)
+        for match in _PERMALINK_TOKEN.finditer(pattern.replace("\\:", ""))
+    )
+
+
+def _permalink_pattern(config: HugoConfig, logical: str) -> str | None:
+    """The pattern of the page at ``logical`` (``posts/deep/a``): its section's
+    (``posts`` holds every page below it; the longest such section wins), or the
+    top's (``/``) for a page at the top."""
+    folder = _lower(config, posixpath.dirname(logical))
+    if not folder:
+        return config.page_permalinks.get("")
+    keys = [
+        key for key in config.page_permalinks if key and (folder == key.lower() or folder.startswith(key.lower() + "/"))
+    ]
+    return config.page_permalinks[max(keys, key=len)] if keys else None
+
+
+def _permalink_urlize(config: HugoConfig, text: str) -> str:
+    """A title, slug or file name as Hugo 0.168's permalinks write it (matched to
+    what it builds): sanitized as its paths are (:func:`_sanitize`), then a ``+``,
+    ``/`` or ``\\`` left in it read as a space and sanitized again (the token
+    follows a ``/`` of the pattern), a ``%XX`` decoded; lower-cased unless
+    ``disablePathToLower``."""
+    once = _sanitize(text)
+    twice = _sanitize(once.translate(_READ_AS_SPACE), after_text=True)
+    return _lower(config, urllib.parse.unquote(twice) if "%" in twice else twice)
+
+
+_READ_AS_SPACE = str.maketrans("+/\\", "   ")
+
+
+def _sanitize(text: str, after_text: bool = False) -> str:
+    """Hugo's path sanitizing: letters, digits, marks, ``. / \\ _ # + ~ - @`` and
+    ``%XX`` kept, a run of whitespace between them one ``-`` (none next to a
+    ``-``; none at the start unless ``after_text``), anything else left out."""
+    out: list[str] = []
+    pending = hyphen = False
+    for index, char in enumerate(text):
+        if (
+            char.isalpha()
+            or unicodedata.category(char) in ("Nd", "Mn", "Mc", "Me")
+            or char in "./\\_#+~-@"
+            or (char == "%" and _HEX_PAIR.match(text, index + 1) is not None)
+        ):
+            hyphen = char == "-"
+            if pending and not hyphen:
+                out.append("-")
+            pending = False
+            out.append(char)
+        elif (out or after_text) and not hyphen and char.isspace():
+            pending = True
+    return "".join(out)
+
+
+_HEX_PAIR = deferred(r"[0-9A-Fa-f]{2}")
+
+
+def _permalink_path(config: HugoConfig, source: _Source, pattern: str, sections: set[str]) -> str | None:
+    """``pattern`` expanded for the page of ``source`` (its path in the site,
+    without the language's folder); None where its date cannot be known here
+    (``:git`` in the date order)."""
+    logical = source.logical
+    folder = posixpath.dirname(logical)
+    stem = posixpath.basename(logical)
+    slug = source.meta.get("slug")
+    slug = _permalink_urlize(config, slug) if isinstance(slug, str) and slug.strip() else ""
+    title = source.meta.get("title")
+    title = _permalink_urlize(config, str(title)) if title not in (None, "") else ""
+    filename = _permalink_urlize(config, stem)
+    current = folder
+    while current and "/" in current and current not in sections:
+        current = posixpath.dirname(current)  # a folder below a section is a section only with an _index
+    when: dt.date | None = None
+    if any(token.group(1) in _DATE_TOKENS for token in _PERMALINK_TOKEN.finditer(pattern)):
+        when = _hugo_date(config, source)
+        if when is None:
+            return None
+    values = {
+        "section": _lower(config, folder.split("/", 1)[0]),
+        "sections": _lower(config, current),
+        "title": title,
+        "slug": slug or title,
+        "slugorfilename": slug or filename,
+        "filename": filename,
+        "contentbasename": filename,
+        "slugorcontentbasename": slug or filename,
+    }
+    if when is not None:
+        values |= {
+            "year": str(when.year),
+            "month": f"{when.month:02d}",
+            "monthname": _MONTH_NAMES[when.month - 1],
+            "day": f"{when.day:02d}",
+            "weekday": str((when.weekday() + 1) % 7),
+            "weekdayname": _WEEKDAY_NAMES[when.weekday()],
+            "yearday": str(when.timetuple().tm_yday),
+        }
+    expanded = _PERMALINK_TOKEN.sub(lambda token: values[token.group(1)], pattern.replace("\\:", "\0"))
+    return expanded.replace("\0", ":")
+
+
+#: Go's names, whatever the locale (its time.Month and time.Weekday).
+_MONTH_NAMES = (
+    *("January", "February", "March", "April", "May", "June"),
+    *("July", "August", "September", "October", "November", "December"),
+)
+_WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_DATE_TOKENS = frozenset(("year", "month", "monthname", "day", "weekday", "weekdayname", "yearday"))
+#: Hugo's date of a page its date order gives nothing: Go's zero time.
+_ZERO_DATE = dt.date(1, 1, 1)
+
+
+def _hugo_date(config: HugoConfig, source: _Source) -> dt.date | None:
+    """The day of the page's ``.Date`` (its ``[frontmatter] date`` order), which
+    its permalink is dated by: in the date's own offset, else ``timeZone``; Go's
+    zero time where the order gives nothing; None where git gives it (not known
+    here) or a front-matter date is text that is no date."""
+    found = _date_by_order(config, source, config.date_order)
+    if found is None:
+        return _ZERO_DATE
+    if isinstance(found, str):
+        try:
+            found = _zoned(dt.datetime.fromisoformat(found.strip().replace("Z", "+00:00")), config.timezone)
+        except ValueError:
+            return None
+    if isinstance(found, dt.datetime):
+        return found.date()
+    return found if isinstance(found, dt.date) else None
 
 
 def _taxonomy_table(value: Any, setting: str) -> dict[str, str]:
@@ -666,6 +866,7 @@ def _content_sources(config: HugoConfig) -> list[_Source]:
                     meta.get("cascade"), f"{_shown(config, path)}: cascade"
                 )
             pending.append((path, language, kind, meta, logical))
+        sections = {place for _, place in cascades}
         for path, language, kind, meta, logical in pending:
             _inherit(meta, logical, kind, language, cascades, config.cascade)
             key = meta.get("translationkey")
@@ -678,7 +879,7 @@ def _content_sources(config: HugoConfig) -> list[_Source]:
                 translation_key=str(key) if key else f"{kind}:{_lower(config, logical)}",
                 logical=logical,
             )
-            source.path_in_site, source.outputs = _outputs(config, source, logical, prefix_of[language])
+            source.path_in_site, source.outputs = _outputs(config, source, logical, prefix_of[language], sections)
             sources.append(source)
     return sources
 
@@ -773,9 +974,12 @@ def _is_ugly(config: HugoConfig, section: str) -> bool:
     return config.ugly_urls
 
 
-def _outputs(config: HugoConfig, source: _Source, logical: str, prefix: str) -> tuple[str, tuple[str, ...]]:
+def _outputs(
+    config: HugoConfig, source: _Source, logical: str, prefix: str, sections: set[str]
+) -> tuple[str, tuple[str, ...]]:
     """The page's path in the site (with its language, without its file name) and
-    the file names Hugo may write it as."""
+    the file names Hugo may write it as (``sections``: the folders with an
+    ``_index``, for a permalink's ``:sections``)."""
     url = source.meta.get("url")
     if isinstance(url, str) and url.strip():
         # Hugo takes url as written, below the site (no language folder added).
@@ -788,6 +992,16 @@ def _outputs(config: HugoConfig, source: _Source, logical: str, prefix: str) -> 
         path = prefix + _lower(config, logical)
         path = path.rstrip("/")
         return path, ((path + "/index.html") if path else "index.html",)
+    pattern = _permalink_pattern(config, logical)
+    if pattern is not None:
+        moved = _permalink_path(config, source, pattern, sections)
+        if moved is not None:
+            path = prefix + moved.strip("/")
+            if not path.strip("/"):
+                return "", ("index.html",)
+            if posixpath.splitext(path)[1]:
+                return path, (path, path + "/index.html")
+            return path, (path + "/index.html", path + ".html")
     directory, name = posixpath.split(logical)
     slug = source.meta.get("slug")
     dated_name = _FILENAME_DATE.match(name)
@@ -833,24 +1047,41 @@ def _hugo_lastmod(config: HugoConfig, source: _Source) -> tuple[Any, bool, bool]
     where git dates it (``:git`` with ``enableGitInfo``) the core dates the
     source, with its file time where git cannot."""
     for order in (config.lastmod_order, config.date_order):
-        for key in order:
-            if key == ":git":
-                if config.enable_git_info:
-                    return None, True, True
-            elif key == ":filemodtime":
-                stamp = source.path.stat().st_mtime
-                return dt.datetime.fromtimestamp(stamp, dt.timezone.utc), False, True
-            elif key == ":filename":
-                found = _FILENAME_DATE.match(source.path.stem)
-                if found:
-                    return dt.date.fromisoformat(found.group(1)), False, True
-            else:
-                value = source.meta.get(key)
-                if value not in (None, ""):
-                    return _zoned(value, config.timezone), False, True
+        found = _date_by_order(config, source, order)
+        if found is _BY_GIT:
+            return None, True, True
+        if found is not None:
+            return found, False, True
     # Hugo leaves it undated; the core's rule (git, then the file time) dates it,
     # and a list page by its pages too.
     return None, True, False
+
+
+#: What _date_by_order gives for a page git dates.
+_BY_GIT = object()
+
+
+def _date_by_order(config: HugoConfig, source: _Source, order: tuple[str, ...]) -> Any:
+    """The first date ``order`` (a ``[frontmatter]`` list) gives the page: a
+    front-matter value (in ``timeZone`` where it has no offset), its file name's
+    date, its file time; :data:`_BY_GIT` for ``:git`` with ``enableGitInfo``;
+    None where the order gives nothing."""
+    for key in order:
+        if key == ":git":
+            if config.enable_git_info:
+                return _BY_GIT
+        elif key == ":filemodtime":
+            stamp = source.path.stat().st_mtime
+            return dt.datetime.fromtimestamp(stamp, dt.timezone.utc)
+        elif key == ":filename":
+            found = _FILENAME_DATE.match(source.path.stem)
+            if found:
+                return dt.date.fromisoformat(found.group(1))
+        else:
+            value = source.meta.get(key)
+            if value not in (None, ""):
+                return _zoned(value, config.timezone)
+    return None
 
 
 def _zoned(value: Any, zone: dt.tzinfo) -> Any:

@@ -68,6 +68,14 @@ def test_same_urls_and_dates_as_hugos_sitemap(project):
     # Pages Hugo does not list: a draft (not built), sitemap.disable, the alias stub, 404s.
     for path in ("posts/draft/", "posts/hidden/", "old-first/", "404.html", "en/", "posts/page/1/"):
         assert BASE + path not in ours
+    # Pages its [permalinks] moved, each still its source's page: dated by it, and
+    # left out where its front matter says so (journal/quiet.md); a section's
+    # folder is in :sections only with an _index.md (guides/plain/ is not).
+    moved = ["2024/01/hello-world-c-@home-%C3%A9t%C3%A9/", "de/2024/02/hallo-welt/", "2022/07/a-trip/"]
+    moved += ["1/01/no-date-given/", "learn/guides/start-here/", "learn/guides/deep/setup-steps/"]
+    moved += ["learn/guides/loose/"]
+    assert all(ours[BASE + path] == theirs[BASE + path] is not None for path in moved)
+    assert BASE + "2023/03/quiet/" not in ours and (project / "public" / "2023" / "03" / "quiet").is_dir()
     # Hugo's language sitemaps are replaced by the one sitemap.
     assert not (project / "public" / "fr" / "sitemap.xml").exists()
     assert_valid(project / "public" / "sitemap.xml")
@@ -190,7 +198,12 @@ def test_the_alternates_of_hugos_sitemap(project, setting):
     config.write_text(config.read_text().replace('languageCode = "fr-FR"', f'{setting} = "fr-FR"'))
     run_hugo(project)
     theirs = hugo_alternates(project / "public")
-    assert len(theirs) == 18 and ("fr-FR", BASE + "fr/tags/alpha/") in theirs[BASE + "tags/alpha/"]
+    assert len(theirs) == 22 and ("fr-FR", BASE + "fr/tags/alpha/") in theirs[BASE + "tags/alpha/"]
+    # A page its permalink moved, and its translation (each language's folder added).
+    assert theirs[BASE + "2024/01/hello-world-c-@home-%C3%A9t%C3%A9/"] == {
+        ("en", BASE + "2024/01/hello-world-c-@home-%C3%A9t%C3%A9/"),
+        ("de", BASE + "de/2024/02/hallo-welt/"),
+    }
     done = run_sitemapkit("build", "--config", "hugo.toml", cwd=project)
     assert done.returncode == 0, done.stderr
     ours = hugo_alternates(project / "public")
@@ -350,6 +363,34 @@ def test_config_forms(project, form):
         (folder / "languages.json").write_text(json.dumps(languages))
     theirs, ours, _ = build_both(project, form)
     assert_as_hugo(theirs, ours)
+
+
+def test_permalinks_not_read_are_named_and_a_bad_one_is_one_line(project):
+    """What this reader does not expand (other kinds' patterns, a section's
+    slices, a Go date layout) is named in one warning line, its pages keeping
+    the folder's rules; a kind Hugo does not know is one error line."""
+    run_hugo(project)
+    config = project / "hugo.toml"
+    fixture = config.read_text()
+    config.write_text(
+        fixture.replace(
+            'guides = "/learn/:sections/:slugorfilename/"',
+            'guides = "/learn/:sections[1:]/:slug/"\n[permalinks.term]\ntags = "/topics/:slug/"',
+        )
+        + '[languages.de.permalinks]\njournal = "/tagebuch/:title/"\n'
+    )
+    done = run_sitemapkit("build", "--config", "hugo.toml", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        "sitemapkit: warning: hugo.toml: permalinks: page.guides ('/learn/:sections[1:]/:slug/'), term.tags, "
+        "languages.de.permalinks not read; the pages they move keep the folder's rules (dated by their heads)\n"
+    )
+    config.write_text(fixture.replace("[permalinks.page]", "[permalinks.widget]"))
+    done = run_sitemapkit("build", "--config", "hugo.toml", cwd=project)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "sitemapkit: error: hugo.toml: permalinks.widget: is not one of page, section, taxonomy, term\n"
+    )
 
 
 def test_drafts_built_are_left_out(project):
