@@ -561,12 +561,7 @@ def _sanitize(text: str, after_text: bool = False) -> str:
     out: list[str] = []
     pending = hyphen = False
     for index, char in enumerate(text):
-        if (
-            char.isalpha()
-            or unicodedata.category(char) in ("Nd", "Mn", "Mc", "Me")
-            or char in "./\\_#+~-@"
-            or (char == "%" and _HEX_PAIR.match(text, index + 1) is not None)
-        ):
+        if _path_character(text, index, char):
             hyphen = char == "-"
             if pending and not hyphen:
                 out.append("-")
@@ -575,6 +570,18 @@ def _sanitize(text: str, after_text: bool = False) -> str:
         elif (out or after_text) and not hyphen and char.isspace():
             pending = True
     return "".join(out)
+
+
+def _path_character(text: str, index: int, char: str) -> bool:
+    """Whether Hugo keeps ``char`` (at ``index`` of ``text``) in a path: a
+    letter, digit or mark, one of ``. / \\ _ # + ~ - @``, or the ``%`` of a
+    ``%XX``."""
+    return (
+        char.isalpha()
+        or unicodedata.category(char) in ("Nd", "Mn", "Mc", "Me")
+        or char in "./\\_#+~-@"
+        or (char == "%" and _HEX_PAIR.match(text, index + 1) is not None)
+    )
 
 
 _HEX_PAIR = deferred(r"[0-9A-Fa-f]{2}")
@@ -1192,6 +1199,16 @@ def _taxonomy_members(
 
 
 def _urlize(config: HugoConfig, term: str) -> str:
-    """A term's path segment, as Hugo's urlize writes it."""
-    term = re.sub(r"\s+", "-", term.strip())
-    return term if config.disable_path_to_lower else term.lower()
+    """A term's folder, as Hugo 0.168 names it (matched to what it builds): each
+    whitespace character a ``-``, the characters of a path kept
+    (:func:`_path_character`), anything else left out, lower-cased (``Road
+    Trip`` with two spaces: ``road--trip``; ``Q&A``: ``qa``); with
+    ``disablePathToLower``, sanitized as a path (``Road-Trip``)."""
+    if config.disable_path_to_lower:
+        return _sanitize(term)
+    kept = "".join(
+        "-" if char.isspace() else char
+        for index, char in enumerate(term)
+        if char.isspace() or _path_character(term, index, char)
+    )
+    return _lower(config, kept)
