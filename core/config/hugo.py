@@ -56,6 +56,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..protocol.dates import parse_lastmod
 from ..protocol.errors import ConfigError, SitemapkitError
 from ..protocol.hostsettings import HUGO_SETTINGS, project_options
 from ..protocol.model import Options, Page, is_error_page
@@ -590,35 +591,42 @@ _HEX_PAIR = deferred(r"[0-9A-Fa-f]{2}")
 def _permalink_path(config: HugoConfig, source: _Source, pattern: str, sections: set[str]) -> str | None:
     """``pattern`` expanded for the page of ``source`` (its path in the site,
     without the language's folder); None where its date cannot be known here
-    (``:git`` in the date order)."""
-    logical = source.logical
-    folder = posixpath.dirname(logical)
-    stem = posixpath.basename(logical)
-    slug = source.meta.get("slug")
-    slug = _permalink_urlize(config, slug) if isinstance(slug, str) and slug.strip() else ""
-    title = source.meta.get("title")
-    title = _permalink_urlize(config, str(title)) if title not in (None, "") else ""
-    filename = _permalink_urlize(config, stem)
-    current = folder
-    while current and "/" in current and current not in sections:
-        current = posixpath.dirname(current)  # a folder below a section is a section only with an _index
+    (``:git`` in the date order). Each token's value is worked out only when
+    the pattern has it (a title is sanitized character by character)."""
+    folder = posixpath.dirname(source.logical)
     when: dt.date | None = None
     if any(token.group(1) in _DATE_TOKENS for token in _PERMALINK_TOKEN.finditer(pattern)):
         when = _hugo_date(config, source)
         if when is None:
             return None
-    values = {
-        "section": _lower(config, folder.split("/", 1)[0]),
-        "sections": _lower(config, current),
-        "title": title,
-        "slug": slug or title,
-        "slugorfilename": slug or filename,
-        "filename": filename,
-        "contentbasename": filename,
-        "slugorcontentbasename": slug or filename,
-    }
-    if when is not None:
-        values |= {
+    urlized: dict[str, str] = {}
+
+    def named(key: str) -> str:
+        # The page's title, slug or file name, as its permalink writes it.
+        if key not in urlized:
+            raw = posixpath.basename(source.logical) if key == "filename" else source.meta.get(key)
+            given = isinstance(raw, str) and raw.strip() if key == "slug" else raw not in (None, "")
+            urlized[key] = _permalink_urlize(config, str(raw)) if given else ""
+        return urlized[key]
+
+    def value(token: str) -> str:
+        if token == "section":
+            return _lower(config, folder.split("/", 1)[0])
+        if token == "sections":
+            current = folder
+            while current and "/" in current and current not in sections:
+                current = posixpath.dirname(current)  # a folder below a section is one only with an _index
+            return _lower(config, current)
+        if token == "title":
+            return named("title")
+        if token == "slug":
+            return named("slug") or named("title")
+        if token in ("filename", "contentbasename"):
+            return named("filename")
+        if token in ("slugorfilename", "slugorcontentbasename"):
+            return named("slug") or named("filename")
+        assert when is not None  # a date token: read above
+        return {
             "year": str(when.year),
             "month": f"{when.month:02d}",
             "monthname": _MONTH_NAMES[when.month - 1],
@@ -626,8 +634,9 @@ def _permalink_path(config: HugoConfig, source: _Source, pattern: str, sections:
             "weekday": str((when.weekday() + 1) % 7),
             "weekdayname": _WEEKDAY_NAMES[when.weekday()],
             "yearday": str(when.timetuple().tm_yday),
-        }
-    expanded = _PERMALINK_TOKEN.sub(lambda token: values[token.group(1)], pattern.replace("\\:", "\0"))
+        }[token]
+
+    expanded = _PERMALINK_TOKEN.sub(lambda token: value(token.group(1)), pattern.replace("\\:", "\0"))
     return expanded.replace("\0", ":")
 
 
@@ -650,14 +659,13 @@ def _hugo_date(config: HugoConfig, source: _Source) -> dt.date | None:
     found = _date_by_order(config, source, config.date_order)
     if found is None:
         return _ZERO_DATE
-    if isinstance(found, str):
-        try:
-            found = _zoned(dt.datetime.fromisoformat(found.strip().replace("Z", "+00:00")), config.timezone)
-        except ValueError:
-            return None
-    if isinstance(found, dt.datetime):
-        return found.date()
-    return found if isinstance(found, dt.date) else None
+    if found is _BY_GIT:
+        return None
+    try:
+        moment = parse_lastmod(found)
+    except ValueError:
+        return None
+    return moment.date() if isinstance(moment, dt.datetime) else moment
 
 
 def _taxonomy_table(value: Any, setting: str) -> dict[str, str]:

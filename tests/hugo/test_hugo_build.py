@@ -73,7 +73,7 @@ def test_same_urls_and_dates_as_hugos_sitemap(project):
     # folder is in :sections only with an _index.md (guides/plain/ is not).
     moved = ["2024/01/hello-world-c-@home-%C3%A9t%C3%A9/", "de/2024/02/hallo-welt/", "2022/07/a-trip/"]
     moved += ["1/01/no-date-given/", "learn/guides/start-here/", "learn/guides/deep/setup-steps/"]
-    moved += ["learn/guides/loose/"]
+    moved += ["learn/guides/loose/", "2021/12/quoted/"]  # a date written as text, in its own offset
     assert all(ours[BASE + path] == theirs[BASE + path] is not None for path in moved)
     assert BASE + "2023/03/quiet/" not in ours and (project / "public" / "2023" / "03" / "quiet").is_dir()
     # Hugo's language sitemaps are replaced by the one sitemap.
