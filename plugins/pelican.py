@@ -39,7 +39,10 @@ The signals, in the order Pelican sends them in each run:
   ``pelican --fatal warnings`` turns it into a failure.
 - ``content_written`` (each HTML file the writer wrote, with its template context):
   keep what the file is listed by (its article or page, or the listing's pager
-  and taxonomy); nothing more, as this runs once per file, in between renders.
+  and taxonomy), and with images on an article's or page's ``content`` as this
+  file shows it (Pelican's memoized rendering, so no second rendering: its
+  images are read from it, the file only to its head's end; a listing is read
+  whole); nothing more, as this runs once per file, in between renders.
 - ``finalized``: turn what was written into :class:`sitemapkit.Page` values and
   hand them to :func:`sitemapkit.build_site`, which writes the sitemap files and
   merges the ``Sitemap:`` line into an existing robots.txt.
@@ -322,7 +325,10 @@ def _read_kinds(value: Any) -> dict[str, bool]:
 
 # What record_written keeps of one written file: its path, ``output_file``, and
 # either its article or page with the kind, or the context entries of a listing.
-_Written = tuple[str, str, str, Any, "tuple[Any, ...] | None"]
+# (path, output file, kind, content, its HTML) for an article or page: the HTML its
+# template showed when images are on, else None; ("", None, the listing's context
+# entries named in _LISTING_KEYS) for any other file.
+_Written = tuple[str, str, str, Any, "str | tuple[Any, ...] | None"]
 # The context entries a listing page is listed by (see _listing_page), in this order.
 _LISTING_KEYS = ("articles_page", "dates_page", "tag", "category", "author", "period", "period_archives", "articles")
 
@@ -342,7 +348,11 @@ def record_written(path: str, context: dict[str, Any]) -> None:
     article = context.get("article")
     kind, content = ("articles", article) if article is not None else ("pages", context.get("page"))
     if content is not None and hasattr(content, "status"):
-        run.written.append((path, context.get("output_file", ""), kind, content, None))
+        # With images on, the content as this very file shows it: Pelican's
+        # memoized rendering for the site URL just used (relative with
+        # RELATIVE_URLS, so it is taken now, before the next file sets another).
+        shown = content.content if run.options.images else None
+        run.written.append((path, context.get("output_file", ""), kind, content, shown))
     else:
         run.written.append((path, context.get("output_file", ""), "", None, tuple(map(context.get, _LISTING_KEYS))))
 
@@ -353,20 +363,21 @@ def _pages(run: _Run) -> list[Page]:
     ``index.html`` replaces the article listing Pelican wrote there first."""
     last = {path: number for number, (path, *_) in enumerate(run.written)}
     pages = []
-    for number, (path, output_file, kind, content, listing) in enumerate(run.written):
+    for number, (path, output_file, kind, content, shown) in enumerate(run.written):
         if last[path] != number:
             continue
         if content is not None:
-            page = _content_page(run, path, output_file, kind, content)
+            page = _content_page(run, path, output_file, kind, content, shown)
         else:
-            page = _listing_page(run, path, output_file, listing)
+            page = _listing_page(run, path, output_file, shown)
         if page is not None:
             pages.append(page)
     return pages
 
 
-def _content_page(run: _Run, path: str, output_file: str, kind: str, content) -> Page | None:
-    """An article or page (or a translation of one)."""
+def _content_page(run: _Run, path: str, output_file: str, kind: str, content, shown: str | None) -> Page | None:
+    """An article or page (or a translation of one); ``shown``: its content's HTML
+    as the file shows it, with images on (its images are read from that)."""
     if not run.kinds[kind] or content.status != "published":
         # Written, never listed (drafts, hidden content, a kind switched off):
         # handed over so the report says why.
@@ -390,6 +401,7 @@ def _content_page(run: _Run, path: str, output_file: str, kind: str, content) ->
         translation_key=translation_key,
         # Unlisted pages still date the listings that show them.
         listed=_listed(content),
+        content_html=shown,
     )
 
 

@@ -188,7 +188,8 @@ class Options:
         False,
         "list the images each listed page shows (Google's image extension: <image:image>), "
         "read from the page body, which costs build time (every page is read whole, not only "
-        "its head; the MkDocs plugin reads them from each page's own content instead); the text "
+        "its head; the MkDocs plugin, and Pelican's for articles and pages, read them from each "
+        "page's own content instead); the text "
         "format has no images",
     )
     image_hosts: tuple[str, ...] = _option(
@@ -483,7 +484,8 @@ class Page:
     #: page``): reported under this reason, never listed.
     exclude_reason: str | None = None
     #: The page's own content as its tool rendered it, before the theme put its
-    #: chrome around it (MkDocs' ``page.content``). When given, the images the
+    #: chrome around it (MkDocs' ``page.content``, a Pelican article's or page's
+    #: ``content``). When given, the images the
     #: page shows are read from it (with its head's og:image and twitter:image),
     #: and ``output`` only to the end of its head: a few kilobytes instead of the
     #: whole themed page, and no chrome to tell apart.
