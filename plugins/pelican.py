@@ -39,10 +39,11 @@ The signals, in the order Pelican sends them in each run:
   ``pelican --fatal warnings`` turns it into a failure.
 - ``content_written`` (each HTML file the writer wrote, with its template context):
   keep what the file is listed by (its article or page, or the listing's pager
-  and taxonomy), and with images on an article's or page's ``content`` as this
-  file shows it (Pelican's memoized rendering, so no second rendering: its
-  images are read from it, the file only to its head's end; a listing is read
-  whole); nothing more, as this runs once per file, in between renders.
+  and taxonomy), and with images on the site URL an article's or page's content
+  was rendered for in this file: its ``content`` as the file shows it is then
+  Pelican's memoized rendering for that URL (no second rendering), its images are
+  read from it, and the file only to its head's end (a listing is read whole);
+  nothing more, as this runs once per file, in between renders.
 - ``finalized``: turn what was written into :class:`sitemapkit.Page` values and
   hand them to :func:`sitemapkit.build_site`, which writes the sitemap files and
   merges the ``Sitemap:`` line into an existing robots.txt.
@@ -325,9 +326,9 @@ def _read_kinds(value: Any) -> dict[str, bool]:
 
 # What record_written keeps of one written file: its path, ``output_file``, and
 # either its article or page with the kind, or the context entries of a listing.
-# (path, output file, kind, content, its HTML) for an article or page: the HTML its
-# template showed when images are on, else None; ("", None, the listing's context
-# entries named in _LISTING_KEYS) for any other file.
+# (path, output file, kind, content, the site URL its HTML was rendered for) for an
+# article or page, that URL with images on, else None; ("", None, the listing's
+# context entries named in _LISTING_KEYS) for any other file.
 _Written = tuple[str, str, str, Any, "str | tuple[Any, ...] | None"]
 # The context entries a listing page is listed by (see _listing_page), in this order.
 _LISTING_KEYS = ("articles_page", "dates_page", "tag", "category", "author", "period", "period_archives", "articles")
@@ -348,11 +349,11 @@ def record_written(path: str, context: dict[str, Any]) -> None:
     article = context.get("article")
     kind, content = ("articles", article) if article is not None else ("pages", context.get("page"))
     if content is not None and hasattr(content, "status"):
-        # With images on, the content as this very file shows it: Pelican's
-        # memoized rendering for the site URL just used (relative with
-        # RELATIVE_URLS, so it is taken now, before the next file sets another).
-        shown = content.content if run.options.images else None
-        run.written.append((path, context.get("output_file", ""), kind, content, shown))
+        # With images on, the site URL this very file's content was rendered
+        # for (relative with RELATIVE_URLS: the next file sets another); the
+        # content shown is Pelican's memoized rendering for it, taken at the end.
+        shown_for = content.get_siteurl() if run.options.images else None
+        run.written.append((path, context.get("output_file", ""), kind, content, shown_for))
     else:
         run.written.append((path, context.get("output_file", ""), "", None, tuple(map(context.get, _LISTING_KEYS))))
 
@@ -363,21 +364,22 @@ def _pages(run: _Run) -> list[Page]:
     ``index.html`` replaces the article listing Pelican wrote there first."""
     last = {path: number for number, (path, *_) in enumerate(run.written)}
     pages = []
-    for number, (path, output_file, kind, content, shown) in enumerate(run.written):
+    for number, (path, output_file, kind, content, rest) in enumerate(run.written):
         if last[path] != number:
             continue
         if content is not None:
-            page = _content_page(run, path, output_file, kind, content, shown)
+            page = _content_page(run, path, output_file, kind, content, rest)
         else:
-            page = _listing_page(run, path, output_file, shown)
+            page = _listing_page(run, path, output_file, rest)
         if page is not None:
             pages.append(page)
     return pages
 
 
-def _content_page(run: _Run, path: str, output_file: str, kind: str, content, shown: str | None) -> Page | None:
-    """An article or page (or a translation of one); ``shown``: its content's HTML
-    as the file shows it, with images on (its images are read from that)."""
+def _content_page(run: _Run, path: str, output_file: str, kind: str, content, shown_for: str | None) -> Page | None:
+    """An article or page (or a translation of one); ``shown_for``: with images on,
+    the site URL its file's content was rendered for (its images are read from
+    that rendering)."""
     if not run.kinds[kind] or content.status != "published":
         # Written, never listed (drafts, hidden content, a kind switched off):
         # handed over so the report says why.
@@ -401,7 +403,8 @@ def _content_page(run: _Run, path: str, output_file: str, kind: str, content, sh
         translation_key=translation_key,
         # Unlisted pages still date the listings that show them.
         listed=_listed(content),
-        content_html=shown,
+        # Memoized by Pelican for that site URL when the template showed it.
+        content_html=None if shown_for is None else content.get_content(shown_for),
     )
 
 
