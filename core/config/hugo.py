@@ -52,7 +52,7 @@ import posixpath
 import re
 import unicodedata
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -588,6 +588,16 @@ def _path_character(text: str, index: int, char: str) -> bool:
 _HEX_PAIR = deferred(r"[0-9A-Fa-f]{2}")
 
 
+def _section_of(folder: str, sections: Container[str]) -> str:
+    """The section a content folder (``posts/2024``) is in, as Hugo reckons it:
+    the nearest of it and the folders above it that is a section. A top-level
+    folder is always one; a folder below it only with an ``_index`` (``sections``
+    holds those)."""
+    while "/" in folder and folder not in sections:
+        folder = posixpath.dirname(folder)
+    return folder
+
+
 def _permalink_path(config: HugoConfig, source: _Source, pattern: str, sections: set[str]) -> str | None:
     """``pattern`` expanded for the page of ``source`` (its path in the site,
     without the language's folder); None where its date cannot be known here
@@ -613,10 +623,7 @@ def _permalink_path(config: HugoConfig, source: _Source, pattern: str, sections:
         if token == "section":
             return _lower(config, folder.split("/", 1)[0])
         if token == "sections":
-            current = folder
-            while current and "/" in current and current not in sections:
-                current = posixpath.dirname(current)  # a folder below a section is one only with an _index
-            return _lower(config, current)
+            return _lower(config, _section_of(folder, sections))
         if token == "title":
             return named("title")
         if token == "slug":
@@ -1150,25 +1157,22 @@ def _section_members(
     holds in turn)."""
     taxonomy_folders = set(taxonomies.values())
     lists_here = {s.logical: s for s in built if s.kind == "list" and s.logical.split("/")[0] not in taxonomy_folders}
-    # Sections: the home (""), each top-level folder of a page, each folder with
-    # an _index.md (Hugo: a nested folder is a section only with one).
+    # Sections: the home (""), each top-level folder holding content, each
+    # folder with an _index.md (see _section_of).
     nodes = {""} | set(lists_here)
     nodes |= {s.logical.split("/", 1)[0] for s in built if s.kind == "page" and "/" in s.logical}
+    nodes |= {node.split("/", 1)[0] for node in lists_here}
     nodes = {node for node in nodes if node.split("/")[0] not in taxonomy_folders}
-
-    def section_of(folder: str) -> str:
-        while folder and folder not in nodes:
-            folder = posixpath.dirname(folder)
-        return folder
-
     pages_in: dict[str, set[str]] = {node: set() for node in nodes}
     subsections: dict[str, list[str]] = {node: [] for node in nodes}
     for source in built:
         if source.kind == "page":
-            pages_in[section_of(posixpath.dirname(source.logical))].add(loc_of[id(source)])
+            section = _section_of(posixpath.dirname(source.logical), nodes)
+            # A page in a taxonomy's folder: the home's, as no section holds it.
+            pages_in[section if section in pages_in else ""].add(loc_of[id(source)])
     for node in nodes:
         if node:
-            subsections[section_of(posixpath.dirname(node))].append(node)
+            subsections[_section_of(posixpath.dirname(node), nodes)].append(node)
 
     def dated_by(node: str) -> set[str]:
         own = lists_here.get(node)

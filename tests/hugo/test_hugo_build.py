@@ -63,6 +63,9 @@ def test_same_urls_and_dates_as_hugos_sitemap(project):
     assert ours[BASE + "notes/"] == ours[BASE + "notes/second-note/"]
     assert ours[BASE + "de/posts/"] == ours[BASE + "de/posts/first/"]
     assert ours[BASE + "tags/"] == ours[BASE + "posts/second/"]
+    # A top-level folder holding no page, only a section with an _index.md: a
+    # section still, dated by what it holds.
+    assert ours[BASE + "manuals/"] == ours[BASE + "manuals/v1/"] == theirs[BASE + "manuals/"] is not None
     # The French pages, from their own contentDir, are dated by it.
     assert ours[BASE + "fr/posts/autre/"] is not None
     # Pages Hugo does not list: a draft (not built), sitemap.disable, the alias stub, 404s.
