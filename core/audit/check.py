@@ -896,7 +896,9 @@ def audit_pages(site: SiteFolder, scope: Scope, robots_text: str, result: CheckR
     # git is asked only when there is a lastmod to hold against its history.
     dated = any(listed.lastmod for listed in result.listed)
     declared = {loc: facts.modified for loc, facts in heads.items() if facts.modified}
-    _audit_lastmods(result, scope, now, history_span(site.root) if dated else None, declared)
+    _audit_lastmods(
+        result, scope, now, history_span(site.root) if dated else None, declared, _written_time(site, result.files)
+    )
 
 
 def _versions_left_to_their_sitemaps(site: SiteFolder, listed_files: set[str]) -> dict[str, str]:
@@ -941,15 +943,38 @@ def _declared_by_page(instant, texts: tuple[str, ...]) -> bool:
     return False
 
 
+#: How long before its sitemap was written a build's clock may be stamped on the
+#: pages: a date-only lastmod is that day's midnight (a day off in the zone it was
+#: written in), and a large build runs a while before it writes the sitemap. A
+#: batch older than that is no clock of the build that wrote the file (a small
+#: blog's listings dated by its newest article, years before).
+BUILD_CLOCK_REACH_SECONDS = 2 * 86_400
+
+
+def _written_time(site: SiteFolder, names: list[str]) -> float | None:
+    """When the newest of the sitemap files ``names`` was written (its file time)."""
+    times = []
+    for name in names:
+        path, _ = site.file(name)
+        if path is not None:
+            try:
+                times.append(path.stat().st_mtime)
+            except OSError:
+                continue
+    return max(times, default=None)
+
+
 def _audit_lastmods(
     result: CheckResult,
     scope: Scope,
     now: float,
     history: tuple[float, float] | None,
     declared: dict[str, tuple[str, ...]] | None = None,
+    written: float | None = None,
 ) -> None:
     """Findings for lastmod values that are the build's clock (one batch's time
-    on nearly every URL the sitemaps list), in the future, or older than the
+    on nearly every URL the sitemaps list, within :data:`BUILD_CLOCK_REACH_SECONDS`
+    before the sitemaps were ``written``), in the future, or older than the
     site's git history. A lastmod its page's head declares too (``declared``:
     article:modified_time and the like, by loc) is the page's own date, however
     many pages share it (a theme's demo content dated alike): no clock's."""
@@ -983,7 +1008,11 @@ def _audit_lastmods(
     # batch no later than the last commit is a commit's time (a site committed
     # at once), not the clock of a build, which runs after it.
     batch = main_batch(stamps)
-    if batch is not None and (history is None or batch > history[1]):
+    if (
+        batch is not None
+        and (history is None or batch > history[1])
+        and (written is None or batch >= written - BUILD_CLOCK_REACH_SECONDS)
+    ):
         result.findings.append(
             Finding(
                 "batch-lastmod",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 from conftest import git, run_sitemapkit
@@ -121,6 +122,12 @@ def test_before_history_counts_every_branch_of_the_repository(tmp_path: Path) ->
     assert [f.url for f in check_site(site, BASE).findings if f.kind == "before-history"] == []
 
 
+def written_at(sitemap: Path, when: str) -> None:
+    """Give ``sitemap`` the file time a build writing it at ``when`` leaves."""
+    stamp = dt.datetime.fromisoformat(when).timestamp()
+    os.utime(sitemap, (stamp, stamp))
+
+
 def test_one_batch_of_lastmods_is_the_build_clock(tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()
@@ -130,9 +137,20 @@ def test_one_batch_of_lastmods_is_the_build_clock(tmp_path: Path) -> None:
     (site / "index.html").write_text(page())
     stamped = [(BASE + name, "2024-03-04T05:06:07+00:00") for name in names]
     (site / "sitemap.xml").write_text(urlset((BASE, "2020-01-01"), *stamped))
+    # Written by the build whose clock that is, seconds later.
+    written_at(site / "sitemap.xml", "2024-03-04T05:06:09+00:00")
     result = check_site(site, BASE)
     assert findings(result) == {("batch-lastmod", BASE + "sitemap.xml")}
     assert not result.failed, "a warning, not an error"
+    # A date-only clock (MkDocs' own sitemap: the build's day) is that day's midnight.
+    (site / "sitemap.xml").write_text(urlset((BASE, "2020-01-01"), *((BASE + name, "2024-03-04") for name in names)))
+    written_at(site / "sitemap.xml", "2024-03-04T23:50:00+00:00")
+    assert findings(check_site(site, BASE)) == {("batch-lastmod", BASE + "sitemap.xml")}
+    # The same one date on most pages, in a sitemap written years later: no clock
+    # of the build that wrote it (a small blog's listings, each dated by its newest
+    # article, outnumber its articles).
+    written_at(site / "sitemap.xml", "2026-12-04T10:00:00+00:00")
+    assert check_site(site, BASE).findings == []
     # Dates a day apart are the pages' own: no finding.
     (site / "sitemap.xml").write_text(
         urlset((BASE, None), *((BASE + name, f"2024-03-0{day + 1}") for day, name in enumerate(names)))
@@ -151,6 +169,7 @@ def test_one_date_the_pages_declare_themselves_is_no_build_clock(tmp_path: Path)
         (site / name).write_text(page(f'<meta property="article:modified_time" content="{same}">'))
     (site / "index.html").write_text(page())
     (site / "sitemap.xml").write_text(urlset((BASE, "2020-01-01"), *((BASE + name, same) for name in names)))
+    written_at(site / "sitemap.xml", "2019-03-11T00:00:05+00:00")
     assert check_site(site, BASE).findings == []
     # Heads declaring another date: the listed one is no page's own.
     for name in names:

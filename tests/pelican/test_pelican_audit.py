@@ -4,15 +4,18 @@ is not well-formed XML and lists a noindex page; ours has no error finding."""
 
 from __future__ import annotations
 
+import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from conftest import check_audit
 
-from .conftest import copy_fixture
+from .conftest import Site, copy_fixture
 
 BASE = "https://example.org/blog/"
+IMAGES_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "images" / "pelican"
 
 
 def audit(output: Path) -> tuple[list[str], dict[str, set[str]], bool]:
@@ -56,3 +59,19 @@ def test_pelican_sitemap_and_ours(tmp_path: Path):
             BASE + "pages/contact.html",
         }
     }, found
+
+
+def test_a_small_blog_built_outside_git_has_no_build_clock(tmp_path: Path):
+    # Its dates are its articles' metadata; its listings (index, archives,
+    # category, tag and author pages), each dated by the newest article shown,
+    # outnumber the articles: most URLs share that one date, written years
+    # before the build. No clock of the build that wrote the sitemap.
+    root = tmp_path / "blog"
+    shutil.copytree(IMAGES_FIXTURE, root)  # not in git: no history to hold the dates against
+    out = Site(root, tmp_path).build()
+    lastmods = re.findall(r"<lastmod>([^<]+)</lastmod>", (out / "sitemap.xml").read_text())
+    newest = max(lastmods)
+    assert newest.startswith("2024-01-04") and lastmods.count(newest) * 2 > len(lastmods) >= 5
+    problems, found, failed = audit(out)
+    assert (problems, failed) == ([], False)
+    assert "batch-lastmod" not in found, found
