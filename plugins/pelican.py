@@ -325,10 +325,8 @@ def _read_kinds(value: Any) -> dict[str, bool]:
 
 
 # What record_written keeps of one written file: its path, ``output_file``, and
-# either its article or page with the kind, or the context entries of a listing.
-# (path, output file, kind, content, the site URL its HTML was rendered for) for an
-# article or page, that URL with images on, else None; ("", None, the listing's
-# context entries named in _LISTING_KEYS) for any other file.
+# either its kind, article or page and (with images on, else None) the site URL
+# its content was rendered for, or "", None and the listing's context entries.
 _Written = tuple[str, str, str, Any, "str | tuple[Any, ...] | None"]
 # The context entries a listing page is listed by (see _listing_page), in this order.
 _LISTING_KEYS = ("articles_page", "dates_page", "tag", "category", "author", "period", "period_archives", "articles")
