@@ -761,13 +761,16 @@ def write_url_list(
                     raise in_order.error(error, first, 1) from None
                 ordered.append(_write(folder, sequencer.feed(*entries)))
         else:
-            count = workers.worker_count()
-            # A block is big: one a process ahead, and one more, keep them busy.
-            pool = workers.Workers(_block_worker, (options, str(folder), descriptor), count, ahead=count + 1)
+            # Before the fork: the sample's formatting compiles the patterns
+            # every worker then has, instead of each compiling them while the
+            # others wait for their first block.
             speculation = None if ranges is None else _Speculation.of_file(formatter, descriptor, first)  # type: ignore[arg-type]
             if speculation is not None:
                 sequencer.single = False
                 formatter.planner.threshold = speculation.threshold
+            count = workers.worker_count()
+            # A block is big: one a process ahead, and one more, keep them busy.
+            pool = workers.Workers(_block_worker, (options, str(folder), descriptor), count, ahead=count + 1)
             excluded = len(result.excluded)
             try:
                 _work_in_pool(itertools.chain([first, second], blocks), pool, sequencer, in_order, ordered, speculation)

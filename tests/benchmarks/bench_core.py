@@ -75,8 +75,9 @@ for name in sorted(os.listdir(source)):
 
 # generate as a program; ``{block}`` is empty, or the line that keeps zlib_ng from
 # being imported (protocol.deflate then falls back to zlib). The same
-# call as `python -m sitemapkit`, without runpy, for both variants alike.
-GENERATE_PROGRAM = "import sys; {block}from sitemapkit.commands.cli import main; sys.exit(main(sys.argv[1:]))"
+# call as the `sitemapkit` command and `python -m sitemapkit`, without runpy,
+# for both variants alike.
+GENERATE_PROGRAM = "import sys; {block}from sitemapkit.__main__ import run; run()"
 # What a variant's generate really deflates with, and at which level.
 DEFLATE_QUERY = (
     "import sys; {block}from sitemapkit.protocol import deflate; from sitemapkit.publish import publication; "

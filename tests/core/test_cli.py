@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -371,3 +372,35 @@ def test_flat_file_times_warning_offers_only_what_the_command_line_can_do(tmp_pa
         "(<meta property> article:modified_time or og:updated_time, or JSON-LD dateModified), "
         "or set lastmod to 'none'.\n"
     )
+
+
+def test_the_command_ends_without_teardown_and_loses_no_output(tmp_path: Path) -> None:
+    """The process ends by os._exit, skipping the interpreter's teardown: what it
+    printed to a pipe (block-buffered) still arrives, its exit status is the
+    command's, and a reader gone before the output is flushed gives Python's
+    status for that (120), as the `sitemapkit` script and `python -m` alike."""
+    urls = tmp_path / "urls.tsv"
+    urls.write_text("".join(f"https://example.org/page-{n}/\n" for n in range(3000)), encoding="utf-8")
+    base = ["--base-url", "https://example.org/"]
+    generate = ["generate", "--input", str(urls), "--out", str(tmp_path / "out"), *base]
+    assert sitemapkit(*generate).returncode == 0
+    # Standard output buffered, as it is for a user (not so under PYTHONUNBUFFERED).
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    for command in ([sys.executable, "-m", "sitemapkit"], [str(Path(sys.executable).with_name("sitemapkit"))]):
+        # Longer than a pipe's buffer: a finding for each URL (no page serves
+        # it in the folder), as JSON, and the status that says it failed.
+        check = [*command, "check", str(tmp_path / "out"), *base, "--format", "json"]
+        done = subprocess.run(check, capture_output=True, text=True, env=buffered)
+        assert len(done.stdout) > 65_536 and json.loads(done.stdout)["failed"], done.stderr
+        assert done.returncode == 1
+        missing = [*command, "check", str(tmp_path / "missing"), *base]
+        failed = subprocess.run(missing, capture_output=True, text=True, env=buffered)
+        assert failed.returncode == 2 and failed.stderr.startswith("sitemapkit: error:"), failed.stderr
+        # The summary line, short enough to wait in the buffer for the flush.
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            reader_gone = subprocess.run([*command, *generate], stdout=write, stderr=subprocess.DEVNULL, env=buffered)
+        finally:
+            os.close(write)
+        assert reader_gone.returncode == 120
