@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .commands.cli import main
+from .commands.cli import end_on_closed_output, main
 
 
 def run() -> None:
@@ -18,11 +18,14 @@ def run() -> None:
     small build, spent after the output is published. Nothing is lost by it: the
     command registers no exit handlers and leaves no threads but daemons, and its
     files are closed before ``main`` returns; the standard streams are flushed
-    here (a closed pipe gives Python's own status for it, 120)."""
+    here (a reader gone gives cli.CLOSED_OUTPUT_STATUS, as it does while ``main``
+    runs)."""
     status = main()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
+    except BrokenPipeError:
+        status = end_on_closed_output()  # the reader is gone (``| head``)
     except (OSError, ValueError):
         status = status or 120
     os._exit(status)

@@ -11,6 +11,8 @@ non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
+import select
 import sys
 import time
 from pathlib import Path
@@ -588,6 +590,35 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     return top
 
 
+# A reader that stops reading (``sitemapkit check ... | head``) closes the pipe:
+# the command then ends silently, with the status a shell shows for a program
+# that SIGPIPE ended (128 + 13), as cat, grep and git do there.
+CLOSED_OUTPUT_STATUS = 141
+
+
+def output_closed() -> bool:
+    """Whether standard output is a pipe whose reader has closed it (a write to a
+    server that hung up raises the same BrokenPipeError, and is an error)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), no descriptor
+        return False
+
+
+def end_on_closed_output() -> int:
+    """Standard output sent to the null device, so that nothing left in its
+    buffer fails again, and the status for a closed output."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):
+        pass
+    return CLOSED_OUTPUT_STATUS
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args, extra = parser(argv[0] if argv and argv[0] in _COMMANDS else None).parse_known_args(argv)
@@ -600,6 +631,8 @@ def main(argv: list[str] | None = None) -> int:
     except SitemapkitError as error:
         print(f"sitemapkit: error: {error}", file=sys.stderr)
     except OSError as error:
+        if isinstance(error, BrokenPipeError) and output_closed():
+            return end_on_closed_output()
         print(f"sitemapkit: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "), file=sys.stderr)
     except UnicodeDecodeError as error:
         print(f"sitemapkit: error: input is not UTF-8 text ({error.reason})", file=sys.stderr)

@@ -377,8 +377,9 @@ def test_flat_file_times_warning_offers_only_what_the_command_line_can_do(tmp_pa
 def test_the_command_ends_without_teardown_and_loses_no_output(tmp_path: Path) -> None:
     """The process ends by os._exit, skipping the interpreter's teardown: what it
     printed to a pipe (block-buffered) still arrives, its exit status is the
-    command's, and a reader gone before the output is flushed gives Python's
-    status for that (120), as the `sitemapkit` script and `python -m` alike."""
+    command's, and a reader gone (``| head``), before the output is flushed or
+    while it is written, ends it silently with the status a shell shows for
+    SIGPIPE (141), as the `sitemapkit` script and `python -m` alike."""
     urls = tmp_path / "urls.tsv"
     urls.write_text("".join(f"https://example.org/page-{n}/\n" for n in range(3000)), encoding="utf-8")
     base = ["--base-url", "https://example.org/"]
@@ -403,4 +404,10 @@ def test_the_command_ends_without_teardown_and_loses_no_output(tmp_path: Path) -
             reader_gone = subprocess.run([*command, *generate], stdout=write, stderr=subprocess.DEVNULL, env=buffered)
         finally:
             os.close(write)
-        assert reader_gone.returncode == 120
+        assert reader_gone.returncode == 141
+        # A reader that takes one line and goes, while the output is written.
+        with subprocess.Popen(check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=buffered) as head:
+            assert head.stdout.readline().startswith(b"{")
+            head.stdout.close()
+            stderr = head.stderr.read()
+        assert (head.returncode, stderr) == (141, b"")
