@@ -43,6 +43,7 @@ from .selection import (
     broken_canonicals_notice,
     build_context,
     check_base_against_canonicals,
+    moved_base_notice,
     head_verdict,
     select_page,
 )
@@ -137,6 +138,9 @@ def build_pages(
     if broken_canonicals:
         check_base_against_canonicals(broken_canonicals, scope)
         report.notices.append(broken_canonicals_notice(broken_canonicals))
+    moved = moved_base_notice(report.excluded, scope)
+    if moved is not None:
+        report.notices.append(moved)
     lastmods = date_pages(kept, left_out, scoped, options, scope, report, heads, date_advice)
     group_alternates(kept, options, report, heads)
     if options.images:

@@ -101,6 +101,27 @@ def images_alone(verdict: HeadVerdict) -> HeadFacts | None:
 MOVED_BASE_MIN_PAGES = 3
 
 
+def _moved_base(pairs: list[tuple[str, str]], scope: Scope) -> tuple[str, int] | None:
+    """The other base URL under which nearly every canonical link of ``pairs``
+    (``(loc, target)``) names its own page, and how many do so; None when fewer
+    than MOVED_BASE_MIN_PAGES or fewer than nine in ten do (a few pages pointing
+    elsewhere are a site's choice, not a wrong base)."""
+    if len(pairs) < MOVED_BASE_MIN_PAGES:
+        return None
+    bases: dict[str, int] = {}
+    for loc, target in pairs:
+        below = loc[len(scope.prefix) :] if loc.startswith(scope.prefix) else None
+        if below is not None and target.endswith(below) and "://" in target:
+            base = target[: len(target) - len(below)]
+            bases[base] = bases.get(base, 0) + 1
+    if not bases:
+        return None
+    base, count = max(bases.items(), key=lambda item: item[1])
+    if base == scope.prefix or count * 10 < len(pairs) * 9:
+        return None
+    return base, count
+
+
 def check_base_against_canonicals(broken_canonicals: list[str], scope: Scope) -> None:
     """Raise :class:`ConfigError` for ``base_url`` when nearly every page whose
     canonical link names a page the site does not have (``loc -> target``) names
@@ -108,24 +129,33 @@ def check_base_against_canonicals(broken_canonicals: list[str], scope: Scope) ->
     published at ``https://example.org/docs/``, whose pages all say so. A sitemap
     of such URLs would list what the host does not serve; the published one is
     left as it is."""
-    if len(broken_canonicals) < MOVED_BASE_MIN_PAGES:
-        return
-    bases: dict[str, int] = {}
-    for text in broken_canonicals:
-        loc, _, target = text.partition(" -> ")
-        below = loc[len(scope.prefix) :] if loc.startswith(scope.prefix) else None
-        if below is not None and target.endswith(below) and "://" in target:
-            base = target[: len(target) - len(below)]
-            bases[base] = bases.get(base, 0) + 1
-    if not bases:
-        return
-    base, count = max(bases.items(), key=lambda item: item[1])
-    if base != scope.prefix and count * 10 >= len(broken_canonicals) * 9:
+    pairs = [(loc, target) for loc, _, target in (text.partition(" -> ") for text in broken_canonicals)]
+    moved = _moved_base(pairs, scope)
+    if moved is not None:
+        base, count = moved
         raise ConfigError(
             "base_url",
             f"{scope.prefix!r}: the canonical links of {count:,} pages name each page under {base} instead, "
             "where this folder serves no page; set the base URL the site is published at (nothing was written)",
         )
+
+
+def moved_base_notice(excluded: list[Excluded], scope: Scope) -> Notice | None:
+    """A notice when nearly every page left out for its canonical link names
+    itself under one other base URL, on another host or outside the base path:
+    the site was built for that base (``hugo --baseURL`` of a staging host, a
+    copy of another site), so its pages are left out as copies of pages there.
+    If the site is published there, that is the base URL to give."""
+    pairs = [(item.loc, item.detail) for item in excluded if item.reason == "canonical" and item.detail is not None]
+    moved = _moved_base(pairs, scope)
+    if moved is None:
+        return None
+    base, count = moved
+    return Notice(
+        "canonical",
+        f"left out {count:,} pages whose canonical links name each page under {base} instead of "
+        f"{scope.prefix}: the site was built for that base URL; if it is published there, give it as the base URL",
+    )
 
 
 def broken_canonicals_notice(broken_canonicals: list[str]) -> Notice:

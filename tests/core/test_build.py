@@ -511,6 +511,40 @@ class TestCanonicalNamesTheSameFile:
         assert set(sitemap_entries(tmp_path)) == {BASE + "guide/install/", BASE + "guide/other.html"}
         assert [(e.loc, e.reason) for e in report.excluded] == [(BASE + "guide/other/", "canonical")]
 
+    @pytest.mark.parametrize("way", ["build_site", "build_folder"])
+    def test_pages_built_for_another_base_are_named_once(self, tmp_path: Path, way: str) -> None:
+        """Every page's canonical link names itself on another host (a preview
+        built for staging, listed with the production base): each is left out
+        as a copy of a page there, and one warning names the base the site was
+        built for. Two pages of five pointing elsewhere are the site's choice."""
+        from sitemapkit.engine.folderbuild import build_folder
+
+        names = ["a", "b/c", "d", "e", "f"]
+
+        def build(staged: int) -> Report:
+            for number, name in enumerate(names):
+                host = "https://staging.example.org/" if number < staged else BASE
+                self._page(tmp_path, f"{name}/index.html", f"{host}{name}/")
+            options = Options(base_url=BASE, robots_txt=False, lastmod="none")
+            if way == "build_folder":
+                return build_folder(tmp_path, options, workers=1)
+            pages = [Page(f"{name}/", output=tmp_path / f"{name}/index.html") for name in names]
+            return build_site(pages, options, tmp_path)
+
+        report = build(staged=5)
+        assert [e.reason for e in report.excluded] == ["canonical"] * 5
+        assert [(n.code, n.message) for n in report.notices if n.code == "canonical"] == [
+            (
+                "canonical",
+                f"left out 5 pages whose canonical links name each page under https://staging.example.org/ "
+                f"instead of {BASE}: the site was built for that base URL; if it is published there, "
+                "give it as the base URL",
+            )
+        ]
+        report = build(staged=2)
+        assert [n for n in report.notices if n.code == "canonical"] == []
+        assert set(sitemap_entries(tmp_path)) == {BASE + "d/", BASE + "e/", BASE + "f/"}
+
 
 def test_every_html_file_not_handed_over_is_reported(tmp_path: Path) -> None:
     (tmp_path / "a.html").write_text("<html><head></head></html>")

@@ -239,6 +239,29 @@ def test_a_base_url_the_pages_contradict_is_one_line_and_nothing_written(project
     assert done.returncode == 2 and "https://example.org/docs/" in done.stderr
 
 
+def test_a_site_built_for_another_host_is_named_in_one_warning(project):
+    """``hugo --baseURL https://staging.example.org/`` (a preview build), then
+    ``sitemapkit build --config hugo.toml``, whose baseURL is the production
+    host: every page's canonical link names itself on the staging host, so each
+    is left out as a copy of a page there. One warning says which base the site
+    was built for; nothing is written over the sitemap published before."""
+    run_hugo(project)
+    done = run_sitemapkit("build", "--config", "hugo.toml", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "canonical" not in done.stderr
+    published = (project / "public" / "sitemap.xml").read_bytes()
+    staging = "https://staging.example.org/"
+    run_hugo(project, "--baseURL", staging)
+    (project / "public" / "sitemap.xml").write_bytes(published)
+    for command in (["build", "--config", "hugo.toml"], ["build", "public", "--base-url", BASE]):
+        done = run_sitemapkit(*command, cwd=project)
+        assert done.returncode == 0, done.stderr
+        warned = [line for line in done.stderr.splitlines() if "canonical links name each page" in line]
+        assert len(warned) == 1, done.stderr
+        assert f"under {staging} instead of {BASE}: the site was built for that base URL" in warned[0]
+        assert (project / "public" / "sitemap.xml").read_bytes() == published
+
+
 def test_content_mounted_with_module_mounts(project):
     """hugoDocs' way: ``[[module.mounts]]`` with target ``content`` in place of
     contentDir (the sources in content-en/). The same URLs and dates as Hugo's
