@@ -117,6 +117,32 @@ def test_bad_settings_are_one_line(project):
     assert done.stderr.startswith("sitemapkit: error: _config.yml: collections: ") and done.stderr.count("\n") == 1
 
 
+def test_a_site_built_with_a_local_url_is_named_in_one_warning(project):
+    """``jekyll build --config _config.yml,_config_local.yml`` with the local
+    ``url`` a preview uses (``jekyll serve`` sets ``http://localhost:4000``),
+    then ``sitemapkit build --config _config.yml``: every page's canonical link
+    names itself on localhost, so each is left out as a copy of a page there,
+    and one warning says the site was built for that base."""
+    root, _ = project
+    done = run_sitemapkit("build", "--config", "_config.yml", cwd=root)
+    assert done.returncode == 0 and "canonical links name each page" not in done.stderr, done.stderr
+    (root / "_config_local.yml").write_text("url: http://localhost:4000\n")
+    built = subprocess.run(
+        [jekyll(), "build", "--quiet", "--config", "_config.yml,_config_local.yml"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    done = run_sitemapkit("build", "--config", "_config.yml", cwd=root)
+    assert done.returncode == 0, done.stderr
+    warned = [line for line in done.stderr.splitlines() if "canonical links name each page" in line]
+    assert len(warned) == 1, done.stderr
+    assert "under http://localhost:4000/site/ instead of https://example.org/site/" in warned[0]
+    # Only the page without a layout, which names no canonical, is listed.
+    assert set(sitemap_entries(root / "_site")) == {BASE + "plain.html"}
+
+
 def test_source_and_destination_as_jekyll_reads_them(tmp_path):
     """``source`` and ``destination`` in _config.yml (relative to it): the pages
     are found where Jekyll wrote them and dated by the sources where Jekyll read
