@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .commands.cli import end_on_closed_output, main
+from .commands.cli import ReaderMayGo, main
 
 
 def run() -> None:
@@ -18,16 +18,18 @@ def run() -> None:
     small build, spent after the output is published. Nothing is lost by it: the
     command registers no exit handlers and leaves no threads but daemons, and its
     files are closed before ``main`` returns; the standard streams are flushed
-    here (a reader gone gives cli.CLOSED_OUTPUT_STATUS, as it does while ``main``
-    runs)."""
-    status = main()
+    here, a reader gone dropped as while ``main`` runs (cli.ReaderMayGo)."""
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:
-        status = end_on_closed_output()  # the reader is gone (``| head``)
-    except (OSError, ValueError):
-        status = status or 120
+        status = main()
+    except SystemExit as exit:  # argparse's --help, --version and usage errors
+        status = 0 if exit.code is None else exit.code if isinstance(exit.code, int) else 2
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None:
+            continue  # closed when the command started: nothing was written to it
+        try:
+            ReaderMayGo(stream).flush()
+        except (OSError, ValueError):
+            status = status or 120
     os._exit(status)
 
 

@@ -16,7 +16,7 @@ import select
 import sys
 import time
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ..protocol.version import __version__
 from ..publish import publication as publish
@@ -590,36 +590,61 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     return top
 
 
-# A reader that stops reading (``sitemapkit check ... | head``) closes the pipe:
-# the command then ends silently, with the status a shell shows for a program
-# that SIGPIPE ended (128 + 13), as cat, grep and git do there.
-CLOSED_OUTPUT_STATUS = 141
+class ReaderMayGo:
+    """A standard stream whose reader may stop reading (``sitemapkit check ... |
+    head``, ``2>&1 | head``). Once it has, the rest of what is written there is
+    dropped (the stream is pointed at the null device) and the command goes on:
+    its work (the sitemaps of every site, a report file, a submission) is done
+    whoever reads its lines, and its status is that work's. A broken pipe that is
+    not this stream's reader gone, such as a write to a server that hung up, is
+    raised as ever."""
 
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
 
-def output_closed() -> bool:
-    """Whether standard output is a pipe whose reader has closed it (a write to a
-    server that hung up raises the same BrokenPipeError, and is an error)."""
-    try:
-        poller = select.poll()
-        poller.register(sys.stdout.fileno(), select.POLLOUT)
-        return any(event & select.POLLERR for _, event in poller.poll(0))
-    except (AttributeError, OSError, ValueError):  # no poll (Windows), no descriptor
-        return False
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            self._drop_output()
+            return self.stream.write(text)
 
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            self._drop_output()
+            self.stream.flush()
 
-def end_on_closed_output() -> int:
-    """Standard output sent to the null device, so that nothing left in its
-    buffer fails again, and the status for a closed output."""
-    try:
+    def _drop_output(self) -> None:
+        # poll: a pipe whose reader closed it reports an error condition.
+        try:
+            poller = select.poll()
+            poller.register(self.stream.fileno(), select.POLLOUT)
+            gone = any(event & select.POLLERR for _, event in poller.poll(0))
+        except (AttributeError, OSError, ValueError):  # no poll (Windows), no descriptor
+            gone = False
+        if not gone:
+            raise  # the BrokenPipeError being handled: not this stream's reader
         null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
+        os.dup2(null, self.stream.fileno())
         os.close(null)
-    except (OSError, ValueError):
-        pass
-    return CLOSED_OUTPUT_STATUS
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (None if stream is None else ReaderMayGo(stream) for stream in given)
+    try:
+        return _main(argv)
+    finally:
+        # What is still buffered is flushed by the caller (__main__.run).
+        sys.stdout, sys.stderr = given
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args, extra = parser(argv[0] if argv and argv[0] in _COMMANDS else None).parse_known_args(argv)
     if extra:
@@ -631,8 +656,6 @@ def main(argv: list[str] | None = None) -> int:
     except SitemapkitError as error:
         print(f"sitemapkit: error: {error}", file=sys.stderr)
     except OSError as error:
-        if isinstance(error, BrokenPipeError) and output_closed():
-            return end_on_closed_output()
         print(f"sitemapkit: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "), file=sys.stderr)
     except UnicodeDecodeError as error:
         print(f"sitemapkit: error: input is not UTF-8 text ({error.reason})", file=sys.stderr)

@@ -68,7 +68,6 @@ from .selection import (
     broken_canonicals_notice,
     build_context,
     check_base_against_canonicals,
-    moved_base_notice,
     head_verdict,
     images_alone,
     select_page,
@@ -571,9 +570,6 @@ def _build_folder(
         found.broken.sort(key=lambda pair: pair[0])
         check_base_against_canonicals([text for _, text in found.broken], scope)
         report.notices.append(broken_canonicals_notice([text for _, text in found.broken]))
-    moved = moved_base_notice(report.excluded, scope)
-    if moved is not None:
-        report.notices.append(moved)
     flat = one_batch(found.plausible)
     if flat or found.too_old_count:
         below = len(found.common) + 1 if found.common else 0

@@ -138,9 +138,6 @@ def build_pages(
     if broken_canonicals:
         check_base_against_canonicals(broken_canonicals, scope)
         report.notices.append(broken_canonicals_notice(broken_canonicals))
-    moved = moved_base_notice(report.excluded, scope)
-    if moved is not None:
-        report.notices.append(moved)
     lastmods = date_pages(kept, left_out, scoped, options, scope, report, heads, date_advice)
     group_alternates(kept, options, report, heads)
     if options.images:
@@ -330,6 +327,9 @@ def write_sitemaps(
         raise UrlError(str(error)) from None
     report.excluded.extend(result.excluded)
     report.notices.extend(result.notices)
+    moved = moved_base_notice(report.excluded, Scope(publication.options.base_url), result.urls)
+    if moved is not None:
+        report.notices.append(moved)
     return publish.finish(publication, files, result, report)
 
 

@@ -103,9 +103,10 @@ MOVED_BASE_MIN_PAGES = 3
 
 def _moved_base(pairs: list[tuple[str, str]], scope: Scope) -> tuple[str, int] | None:
     """The other base URL under which nearly every canonical link of ``pairs``
-    (``(loc, target)``) names its own page, and how many do so; None when fewer
-    than MOVED_BASE_MIN_PAGES or fewer than nine in ten do (a few pages pointing
-    elsewhere are a site's choice, not a wrong base)."""
+    (``(loc, target)``) names its own page (the same path below it, from a
+    ``/``), and how many do so; None when fewer than MOVED_BASE_MIN_PAGES or
+    fewer than nine in ten do (a few pages pointing elsewhere are a site's
+    choice, not a wrong base)."""
     if len(pairs) < MOVED_BASE_MIN_PAGES:
         return None
     bases: dict[str, int] = {}
@@ -113,7 +114,8 @@ def _moved_base(pairs: list[tuple[str, str]], scope: Scope) -> tuple[str, int] |
         below = loc[len(scope.prefix) :] if loc.startswith(scope.prefix) else None
         if below is not None and target.endswith(below) and "://" in target:
             base = target[: len(target) - len(below)]
-            bases[base] = bases.get(base, 0) + 1
+            if base.endswith("/"):
+                bases[base] = bases.get(base, 0) + 1
     if not bases:
         return None
     base, count = max(bases.items(), key=lambda item: item[1])
@@ -140,22 +142,34 @@ def check_base_against_canonicals(broken_canonicals: list[str], scope: Scope) ->
         )
 
 
-def moved_base_notice(excluded: list[Excluded], scope: Scope) -> Notice | None:
-    """A notice when nearly every page left out for its canonical link names
-    itself under one other base URL, on another host or outside the base path:
-    the site was built for that base (``hugo --baseURL`` of a staging host, a
-    copy of another site), so its pages are left out as copies of pages there.
-    If the site is published there, that is the base URL to give."""
+def moved_base_notice(excluded: list[Excluded], scope: Scope, listed: int) -> Notice | None:
+    """A notice when nearly every page of the site (nine in ten of those left out
+    for their canonical link and the ``listed`` ones) names itself under one
+    other base URL, on another host or outside the base path: the site was built
+    for that base (``hugo --baseURL`` of a staging host, Jekyll's local
+    ``url``), so its pages are left out as copies of pages there. A folder
+    beside the base on its host is another version of the same site (mike's
+    ``canonical_version``, sphinx-multiversion), whose pages point there on
+    purpose: no notice."""
     pairs = [(item.loc, item.detail) for item in excluded if item.reason == "canonical" and item.detail is not None]
     moved = _moved_base(pairs, scope)
     if moved is None:
         return None
     base, count = moved
+    if count * 10 < (len(pairs) + listed) * 9 or _beside(base, scope.prefix):
+        return None
     return Notice(
         "canonical",
         f"left out {count:,} pages whose canonical links name each page under {base} instead of "
         f"{scope.prefix}: the site was built for that base URL; if it is published there, give it as the base URL",
     )
+
+
+def _beside(base: str, other: str) -> bool:
+    """Whether two base URLs are folders side by side on one host (``/1.0/`` and ``/latest/``)."""
+    one, two = urlsplit(base), urlsplit(other)
+    paths = one.path.rstrip("/"), two.path.rstrip("/")
+    return one.netloc == two.netloc and all(paths) and paths[0].rpartition("/")[0] == paths[1].rpartition("/")[0]
 
 
 def broken_canonicals_notice(broken_canonicals: list[str]) -> Notice:

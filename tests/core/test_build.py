@@ -511,39 +511,66 @@ class TestCanonicalNamesTheSameFile:
         assert set(sitemap_entries(tmp_path)) == {BASE + "guide/install/", BASE + "guide/other.html"}
         assert [(e.loc, e.reason) for e in report.excluded] == [(BASE + "guide/other/", "canonical")]
 
+    def _build(self, folder: Path, base: str, canonicals: dict[str, str], way: str) -> Report:
+        """Pages ``name/`` whose canonical link is ``canonicals[name]`` (a page
+        without one names itself), built as an adapter or a folder build does."""
+        from sitemapkit.engine.folderbuild import build_folder
+
+        for name, canonical in canonicals.items():
+            self._page(folder, f"{name}/index.html", canonical or base + name + "/")
+        options = Options(base_url=base, robots_txt=False, lastmod="none")
+        if way == "build_folder":
+            return build_folder(folder, options, workers=1)
+        pages = [Page(f"{name}/", output=folder / f"{name}/index.html") for name in canonicals]
+        return build_site(pages, options, folder)
+
     @pytest.mark.parametrize("way", ["build_site", "build_folder"])
     def test_pages_built_for_another_base_are_named_once(self, tmp_path: Path, way: str) -> None:
         """Every page's canonical link names itself on another host (a preview
         built for staging, listed with the production base): each is left out
         as a copy of a page there, and one warning names the base the site was
-        built for. Two pages of five pointing elsewhere are the site's choice."""
-        from sitemapkit.engine.folderbuild import build_folder
-
-        names = ["a", "b/c", "d", "e", "f"]
-
-        def build(staged: int) -> Report:
-            for number, name in enumerate(names):
-                host = "https://staging.example.org/" if number < staged else BASE
-                self._page(tmp_path, f"{name}/index.html", f"{host}{name}/")
-            options = Options(base_url=BASE, robots_txt=False, lastmod="none")
-            if way == "build_folder":
-                return build_folder(tmp_path, options, workers=1)
-            pages = [Page(f"{name}/", output=tmp_path / f"{name}/index.html") for name in names]
-            return build_site(pages, options, tmp_path)
-
-        report = build(staged=5)
+        built for."""
+        staging = "https://staging.example.org/"
+        report = self._build(tmp_path, BASE, {name: f"{staging}{name}/" for name in ("a", "b/c", "d", "e", "f")}, way)
         assert [e.reason for e in report.excluded] == ["canonical"] * 5
         assert [(n.code, n.message) for n in report.notices if n.code == "canonical"] == [
             (
                 "canonical",
-                f"left out 5 pages whose canonical links name each page under https://staging.example.org/ "
+                f"left out 5 pages whose canonical links name each page under {staging} "
                 f"instead of {BASE}: the site was built for that base URL; if it is published there, "
                 "give it as the base URL",
             )
         ]
-        report = build(staged=2)
-        assert [n for n in report.notices if n.code == "canonical"] == []
-        assert set(sitemap_entries(tmp_path)) == {BASE + "d/", BASE + "e/", BASE + "f/"}
+
+    @pytest.mark.parametrize(
+        ("base", "canonicals"),
+        [
+            # Three posts of ten cross-posted, under the same path on another host.
+            (
+                BASE,
+                {
+                    **{f"blog/post{n}": f"https://dev.to/blog/post{n}/" for n in range(3)},
+                    **{f"p{n}": "" for n in range(7)},
+                },
+            ),
+            # Each country's copy points to its own site: de/products/ -> example.de/products/
+            # (a path that ends the same but not from a "/").
+            ("https://example.com/", {f"de/{n}": f"https://example.de/{n}/" for n in ("a", "b", "c", "d")}),
+            # A version folder whose pages point to the canonical version beside it (mike).
+            (
+                "https://docs.example.org/1.0/",
+                {n: f"https://docs.example.org/latest/{n}/" for n in ("a", "b", "c", "d")},
+            ),
+        ],
+        ids=["a-few-cross-posted", "no-path-boundary", "another-version"],
+    )
+    @pytest.mark.parametrize("way", ["build_site", "build_folder"])
+    def test_pages_pointing_elsewhere_on_purpose_are_not_taken_for_another_base(
+        self, tmp_path: Path, way: str, base: str, canonicals: dict[str, str]
+    ) -> None:
+        report = self._build(tmp_path, base, canonicals, way)
+        assert any(e.reason == "canonical" for e in report.excluded)
+        assert [n for n in report.notices if "name each page under" in n.message] == []
 
 
 def test_every_html_file_not_handed_over_is_reported(tmp_path: Path) -> None:

@@ -377,9 +377,10 @@ def test_flat_file_times_warning_offers_only_what_the_command_line_can_do(tmp_pa
 def test_the_command_ends_without_teardown_and_loses_no_output(tmp_path: Path) -> None:
     """The process ends by os._exit, skipping the interpreter's teardown: what it
     printed to a pipe (block-buffered) still arrives, its exit status is the
-    command's, and a reader gone (``| head``), before the output is flushed or
-    while it is written, ends it silently with the status a shell shows for
-    SIGPIPE (141), as the `sitemapkit` script and `python -m` alike."""
+    command's, and a reader gone (``| head``, ``2>&1 | head``), before the output
+    is flushed or while it is written, is silent: the command does its work all
+    the same (the report file is written) and its status is that work's, as the
+    `sitemapkit` script and `python -m` alike."""
     urls = tmp_path / "urls.tsv"
     urls.write_text("".join(f"https://example.org/page-{n}/\n" for n in range(3000)), encoding="utf-8")
     base = ["--base-url", "https://example.org/"]
@@ -404,10 +405,26 @@ def test_the_command_ends_without_teardown_and_loses_no_output(tmp_path: Path) -
             reader_gone = subprocess.run([*command, *generate], stdout=write, stderr=subprocess.DEVNULL, env=buffered)
         finally:
             os.close(write)
-        assert reader_gone.returncode == 141
-        # A reader that takes one line and goes, while the output is written.
-        with subprocess.Popen(check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=buffered) as head:
-            assert head.stdout.readline().startswith(b"{")
-            head.stdout.close()
-            stderr = head.stderr.read()
-        assert (head.returncode, stderr) == (141, b"")
+        assert reader_gone.returncode == 0
+        assert (tmp_path / "out" / "sitemap.xml").exists()
+        # A reader that takes one line and goes, while the output is written;
+        # the report file is still written.
+        report = tmp_path / "report.txt"
+        for environment in (buffered, {**buffered, "PYTHONUNBUFFERED": "1"}):
+            report.unlink(missing_ok=True)
+            reading = [*check, "--report-file", str(report)]
+            with subprocess.Popen(reading, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment) as head:
+                assert head.stdout.readline().startswith(b"{")
+                head.stdout.close()
+                stderr = head.stderr.read()
+            assert (head.returncode, stderr) == (1, b"")
+            assert report.read_text(encoding="utf-8").count("\n") > 1000
+        # Both streams into one pipe whose reader goes (2>&1 | head), and --help.
+        for args in (check, [*command, "--help"]):
+            with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=buffered) as head:
+                head.stdout.read(10)
+                head.stdout.close()
+            assert head.wait() == (1 if args is check else 0)
+        # Standard output closed when the command starts: nothing to say, no traceback.
+        closed = subprocess.run(["bash", "-c", 'exec "$@" >&-', "bash", *check], stderr=subprocess.PIPE, env=buffered)
+        assert closed.returncode == 1 and closed.stderr == b""
