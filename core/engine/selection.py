@@ -101,6 +101,11 @@ def images_alone(verdict: HeadVerdict) -> HeadFacts | None:
 MOVED_BASE_MIN_PAGES = 3
 
 
+def _nearly_all(count: int, of: int) -> bool:
+    """Nine in ten or more: the share of pages that shows a moved base."""
+    return count * 10 >= of * 9
+
+
 def _moved_base(pairs: list[tuple[str, str]], scope: Scope) -> tuple[str, int] | None:
     """The other base URL under which nearly every canonical link of ``pairs``
     (``(loc, target)``) names its own page (the same path below it, from a
@@ -119,7 +124,7 @@ def _moved_base(pairs: list[tuple[str, str]], scope: Scope) -> tuple[str, int] |
     if not bases:
         return None
     base, count = max(bases.items(), key=lambda item: item[1])
-    if base == scope.prefix or count * 10 < len(pairs) * 9:
+    if base == scope.prefix or not _nearly_all(count, len(pairs)):
         return None
     return base, count
 
@@ -156,7 +161,7 @@ def moved_base_notice(excluded: list[Excluded], scope: Scope, listed: int) -> No
     if moved is None:
         return None
     base, count = moved
-    if count * 10 < (len(pairs) + listed) * 9 or _beside(base, scope.prefix):
+    if not _nearly_all(count, len(pairs) + listed) or _beside(base, scope.prefix):
         return None
     return Notice(
         "canonical",

@@ -9,6 +9,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -485,3 +487,27 @@ def test_languages_with_their_own_base_url(project):
         ours = {loc: entry["lastmod"] for loc, entry in sitemap_entries(project / "public" / code).items()}
         assert_as_hugo(theirs[code], ours, url, paginated=code == "en")
     assert not (project / "public" / "sitemap.xml").exists()
+    # A reader that takes the first site's line and goes (`| head -1`) stops
+    # none of the others: each site's sitemap is written again, and nothing is
+    # said of the pipe.
+    written = {
+        code: {
+            name: path.read_bytes()
+            for name in ("sitemap.xml", "robots.txt")
+            if (path := project / "public" / code / name).exists()
+        }
+        for code in hosts
+    }
+    for code, files in written.items():
+        for name in files:
+            (project / "public" / code / name).unlink()
+    command = [str(Path(sys.executable).with_name("sitemapkit")), "build", "--config", "hugo.toml"]
+    unbuffered = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=unbuffered) as head:
+        assert b" en/" in head.stdout.readline()
+        head.stdout.close()
+        stderr = head.stderr.read()
+    # Its warnings are the build's own, as before; nothing about the pipe.
+    assert (head.returncode, stderr.decode()) == (0, done.stderr)
+    for code, files in written.items():
+        assert {name: (project / "public" / code / name).read_bytes() for name in files} == files
