@@ -65,7 +65,7 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     # sphinx-sitemap: its real sitemap, audited by `sitemapkit check` beside ours;
     # furo: a theme whose chrome the image reading must tell from content (issue 23).
     "sphinx": (
-        [".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3", "sphinx-sitemap", "furo"],
+        [".[test,sphinx]", "sphinx>=9.2,<9.3", "sphinx-polyversion>=3", "sphinx-sitemap", "furo", "sphinx-rtd-theme"],
         ["tests/sphinx"],
     ),
     # `sitemapkit build --config hugo.toml` beside the real Hugo's own sitemap: the
@@ -98,7 +98,7 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     # sphinx-multiversion 0.2.4 needs Sphinx < 9: its versioned fixture builds here
     # (sphinx-polyversion's in both).
     "sphinx-oldest": (
-        [".[test,sphinx]", "sphinx==7.4.0", "sphinx-multiversion==0.2.4", "sphinx-polyversion>=3", "furo"],
+        [".[test,sphinx]", "sphinx==7.4.0", "sphinx-multiversion==0.2.4", "sphinx-polyversion>=3", "furo", "sphinx-rtd-theme"],
         ["tests/sphinx"],
     ),
 }

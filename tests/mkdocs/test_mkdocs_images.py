@@ -9,6 +9,8 @@ from that."""
 from __future__ import annotations
 
 import shutil
+
+import pytest
 from pathlib import Path
 
 from conftest import run_sitemapkit, sitemap_entries
@@ -80,3 +82,29 @@ def test_a_page_too_long_for_a_file_is_left_out_and_its_images_are_not_counted(t
     # The guide's one CDN image; the home page's and the guide's own two each.
     hosts = [line for line in report.splitlines() if line.startswith("images on host")]
     assert hosts == ["images on host cdn.example.net: 1", "images on host docs.example.org: 4"], report
+
+
+@pytest.mark.parametrize("theme", ["mkdocs", "readthedocs"])
+def test_mkdocs_own_themes_and_the_built_pages_read_again(tmp_path: Path, theme: str) -> None:
+    # MkDocs' two themes: the plugin reads each page's content; `sitemapkit build`
+    # (Zensical's and ProperDocs' users, a site published as a folder) reads the
+    # built pages, where each theme's content element (a div with role="main")
+    # tells the readthedocs theme's logo, in its side navigation on every page,
+    # from the pages' images. Three pages: too few for the frequency rule.
+    project = Project(committed_copy(FIXTURE, tmp_path / "project"))
+    project.configure(theme={"name": theme, "logo": "assets/logo.png"})
+    built = project.cli("build", "--strict")
+    assert built.returncode == 0, built.stderr
+    shown = {loc: entry.get("images", []) for loc, entry in sitemap_entries(project.site).items()}
+    assert shown[BASE] == [BASE + "img/diagram.png", BASE + "img/figure.png"]
+    assert shown[BASE + "guide/"] == [
+        BASE + "img/lazy.png",
+        BASE + "img/large.png",
+        "https://cdn.example.net/remote.png",
+    ]
+    assert shown[BASE + "plain/"] == []
+    if theme == "readthedocs":
+        assert 'class="logo"' in (project.site / "plain" / "index.html").read_text()
+    again = run_sitemapkit("build", str(project.site), "--base-url", BASE, "--images", "--lastmod", "none")
+    assert again.returncode == 0, again.stderr
+    assert {loc: entry.get("images", []) for loc, entry in sitemap_entries(project.site).items()} == shown

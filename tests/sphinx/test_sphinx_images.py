@@ -1,6 +1,6 @@
 """Image entries from real Sphinx builds (issue 23): the ``image`` and ``figure``
 directives, their ``_images/`` copies, and the theme's logo left out as chrome, on
-alabaster and furo. Three pages only, fewer than the frequency rule needs: the
+alabaster, furo and the Read the Docs theme. Three pages only, fewer than the frequency rule needs: the
 themes' content elements alone must tell the logo apart."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def build(tmp_path: Path, theme: str, *args: str) -> tuple[Path, subprocess.Comp
     return out, result
 
 
-@pytest.mark.parametrize("theme", ["alabaster", "furo"])
+@pytest.mark.parametrize("theme", ["alabaster", "furo", "sphinx_rtd_theme"])
 def test_content_images_are_listed_and_the_logo_is_not(tmp_path: Path, theme: str) -> None:
     out, result = build(tmp_path, theme)
     # The logo is on every page, outside the content: never an image of a page.
@@ -65,6 +65,14 @@ def test_content_images_are_listed_and_the_logo_is_not(tmp_path: Path, theme: st
     check = run_sitemapkit("check", str(out), "--base-url", BASE)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "4 images" in check.stdout
+    # `sitemapkit build` reads the same built pages the same way (a site built
+    # elsewhere, published as a folder): the same images (the folder's index page
+    # listed as "/", the URL a web server serves it at).
+    again = run_sitemapkit("build", str(out), "--base-url", BASE, "--images", "--lastmod", "none")
+    assert again.returncode == 0, again.stderr
+    read_again = {loc: entry.get("images", []) for loc, entry in sitemap_entries(out).items()}
+    served = {loc: BASE if loc == BASE + "index.html" else loc for loc in images}
+    assert {loc: read_again[served[loc]] for loc in images} == images
 
 
 def test_sitemapkit_images_false_lists_none(tmp_path: Path) -> None:
