@@ -59,7 +59,7 @@ from ..protocol.robotsrules import RobotsRules
 from ..protocol.urls import NAME_NOT_PATH, Scope, path_of_file
 from ..publish import publication as publish
 from ..site.folder import file_prefix, folder_page, page_file, walk_pages
-from ..site.htmlcheck import FIRST_READ, HeadFacts, first_read, head_markers, says_nothing
+from ..site.htmlcheck import FIRST_READ, HeadFacts, first_read, head_markers, quiet_facts
 from ..site.lastmod import file_times_notice, git_installed, git_leaves_to_file_times, one_batch, trusted_file_time
 from .pages import allowed_images, build_pages, chrome_images, write_sitemaps
 from .selection import (
@@ -272,8 +272,9 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
     lines by the block formatting ``generate`` uses (the same bytes as
     EntryWriter's). One read of the page's first FIRST_READ bytes serves its
     file time and its head: a page it holds whole that holds none of the words
-    the checks look for needs no reading of its head as a browser reads it
-    (htmlcheck.says_nothing); another one's head is read on from there. The
+    the checks look for needs no reading of its head as a browser reads it,
+    only its head's end found for the images it shows (htmlcheck.quiet_facts);
+    another one's head is read on from there. The
     other pages (and those under other names) go through select_page.
     """
     options, scope, rules, base, output_dir, planner, dated, entries, markers, formatter = checker
@@ -356,15 +357,23 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
                     # Asked here, before head_verdict: this is the one caller
                     # that hands whole short pages, and going through
                     # head_verdict first costs each such page about 5% more.
-                    if len(start) == status.st_size < FIRST_READ and says_nothing(start, loc, markers, options.images):
-                        quiet.append((position, name, below, stamp))
-                        continue
-                    # Its head read as a browser reads it, on from the first read.
-                    said = head_verdict(path, loc, scope, options, output_dir, None, start)
-                    if said is NOTHING_SAID:
-                        quiet.append((position, name, below, stamp))
-                        continue
-                    facts = images_alone(said)
+                    quick = (
+                        quiet_facts(start, loc, markers, options.images)
+                        if len(start) == status.st_size < FIRST_READ
+                        else None
+                    )
+                    if quick is None:
+                        # Its head read as a browser reads it, on from the first read.
+                        said = head_verdict(path, loc, scope, options, output_dir, None, start)
+                        if said is NOTHING_SAID:
+                            quiet.append((position, name, below, stamp))
+                            continue
+                        facts = images_alone(said)
+                    else:
+                        facts = quick if quick.images or quick.outside_images else None
+                        if facts is None:
+                            quiet.append((position, name, below, stamp))
+                            continue
                     if facts is not None:
                         # Its head says nothing but the images its page shows.
                         pictured[len(quiet)] = facts

@@ -28,6 +28,7 @@ from .patterns import deferred
 from .urls import (
     SCHEME_NAME,
     WEB_SCHEMES,
+    WEB_URL_STARTS,
     OutOfScope,
     Scope,
     encode_url,
@@ -198,6 +199,8 @@ class EntryWriter:
         self.reported: set[str] = set()
         self.previous: str | None = None
         self.lastmod_text = LastmodWriter().text
+        # Absolute image references seen, as _image wrote them.
+        self._absolute_images: dict[str, tuple[str, str, str] | None] = {}
 
     def loc_hash(self) -> int:
         """crc32 of the loc of the entry just made: what shard boundaries hash
@@ -283,22 +286,41 @@ class EntryWriter:
         seen: set[str] = set()
         written: list[str] = []
         hosts = self.result.image_hosts
+        known = self._absolute_images
         for reference in images:
-            url = self.image_url(loc, reference)
-            if url is None or url in seen:
+            image = known.get(reference, _UNKNOWN)
+            if image is _UNKNOWN:
+                image = self._image(loc, reference)
+                if reference.startswith(WEB_URL_STARTS):
+                    # The same from every page (an image many pages show, a
+                    # theme's, is looked at once); the memo starts over when
+                    # full, so a build's memory does not grow with its images.
+                    if len(known) == _IMAGE_MEMO_SIZE:
+                        known.clear()
+                    known[reference] = image
+            if image is None or image[0] in seen:
                 continue
-            host = url.split("/", 3)[2]
-            if self.options.image_hosts and not any(
-                fnmatch.fnmatchcase(host, pattern.lower()) for pattern in self.options.image_hosts
-            ):
-                continue
+            url, host, element = image
             if len(written) == self.max_images:
                 self.result.images_cut.append(loc)
                 break
             seen.add(url)
             hosts[host] = hosts.get(host, 0) + 1
-            written.append(_image_element(url))
+            written.append(element)
         return written
+
+    def _image(self, loc: str, reference: str) -> tuple[str, str, str] | None:
+        """The URL of an image a page at ``loc`` shows, its host and its
+        ``<image:image>`` element; None when it is not written (see :meth:`_images`)."""
+        url = self.image_url(loc, reference)
+        if url is None:
+            return None
+        host = url.split("/", 3)[2]
+        if self.options.image_hosts and not any(
+            fnmatch.fnmatchcase(host, pattern.lower()) for pattern in self.options.image_hosts
+        ):
+            return None
+        return url, host, _image_element(url)
 
     def image_element(self, image: str) -> bytes | None:
         """The ``<image:image>`` element an absolute image URL is written as, or
@@ -343,6 +365,10 @@ class EntryWriter:
 
 
 _URL_CLOSE = URL_CLOSE.encode("ascii")
+# An image not looked at yet (None: looked at, not written).
+_UNKNOWN = object()
+# Absolute image references an EntryWriter remembers at most.
+_IMAGE_MEMO_SIZE = 4096
 
 
 def _image_element(url: str) -> str:

@@ -8,6 +8,7 @@ standard for IRIs": IRIs become URIs by UTF-8 percent-encoding, then the XML ent
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
@@ -55,6 +56,8 @@ DOT_SEGMENT = r"(?:^|/)" + SLASH_DOT_SEGMENT[1:]
 XML_ESCAPES = {"&": "&amp;", "'": "&apos;", '"': "&quot;", "<": "&lt;", ">": "&gt;"}
 #: The schemes a sitemap may name, and their default ports.
 WEB_SCHEMES = {"http": 80, "https": 443}
+#: How an encoded absolute http(s) URL starts (encoding lowers the scheme).
+WEB_URL_STARTS = ("http://", "https://")
 
 
 def control_class(ranges=CONTROL_RANGES) -> str:
@@ -414,6 +417,14 @@ _PLAIN_BASE = deferred(r"(" + _ORIGIN_PART + r")(?:/" + _SEGMENT + r")*/?\Z")
 _PLAIN_CLIMBING = deferred(r"((?:\.\./)+)(" + _SEGMENT + r"(?:/" + _SEGMENT + r")*/?)\Z")
 
 
+@functools.lru_cache(maxsize=8)
+def _plain_origin(base: str) -> str | None:
+    """The origin of a base URL with nothing to parse (see _PLAIN_BASE), else
+    None: a page's references resolve against one base, asked for each."""
+    plain = _PLAIN_BASE.match(base)
+    return None if plain is None else plain.group(1)
+
+
 def resolve_web_reference(base: str, reference: str) -> str | None:
     """``reference`` made absolute against ``base``; None unless it is an http(s) URL.
 
@@ -422,20 +433,23 @@ def resolve_web_reference(base: str, reference: str) -> str | None:
     """
     if _PLAIN_ABSOLUTE.match(reference):
         return reference
-    plain_base = _PLAIN_BASE.match(base)
-    if plain_base is not None:
-        # Most references in a page: its own images and links, by path.
-        if _PLAIN_ROOTED.match(reference):
-            return plain_base.group(1) + reference
-        origin = plain_base.group(1)
-        if _PLAIN_RELATIVE.match(reference):
-            folder = base[: base.rfind("/") + 1] if len(base) > len(origin) else base + "/"
-            return folder + reference
-        climbing = _PLAIN_CLIMBING.match(reference)
-        if climbing is not None:
-            folders = base[len(origin) : base.rfind("/")].split("/")[1:] if len(base) > len(origin) else []
-            kept = folders[: max(len(folders) - len(climbing.group(1)) // 3, 0)]
-            return origin + "/" + "".join(folder + "/" for folder in kept) + climbing.group(2)
+    origin = _plain_origin(base)
+    if origin is not None:
+        # Most references in a page: its own images and links, by path (each
+        # kind tried only for a reference that starts as it does).
+        if reference.startswith("/"):
+            if _PLAIN_ROOTED.match(reference):
+                return origin + reference
+        elif not reference.startswith("../"):
+            if _PLAIN_RELATIVE.match(reference):
+                folder = base[: base.rfind("/") + 1] if len(base) > len(origin) else base + "/"
+                return folder + reference
+        else:
+            climbing = _PLAIN_CLIMBING.match(reference)
+            if climbing is not None:
+                folders = base[len(origin) : base.rfind("/")].split("/")[1:] if len(base) > len(origin) else []
+                kept = folders[: max(len(folders) - len(climbing.group(1)) // 3, 0)]
+                return origin + "/" + "".join(folder + "/" for folder in kept) + climbing.group(2)
     try:
         target = urljoin(base, reference)
         if urlsplit(target).scheme.lower() in WEB_SCHEMES:
@@ -448,7 +462,7 @@ def resolve_web_reference(base: str, reference: str) -> str | None:
 def is_web_url(url: str) -> bool:
     """Whether ``url`` (encoded) is an absolute http(s) URL: the only kind a
     sitemap may name."""
-    return url.startswith(("http://", "https://"))
+    return url.startswith(WEB_URL_STARTS)
 
 
 def check_base_url(base_url: object) -> str:

@@ -380,9 +380,12 @@ def _body_images(
 
 def _decode_value(value: bytes, head: bytes) -> str:
     """An attribute value as text, its character references resolved."""
+    text = _decode(value, head)
+    if "&" not in text:
+        return text  # no reference to resolve (most URLs)
     import html
 
-    return html.unescape(_decode(value, head))
+    return html.unescape(text)
 
 
 _LD_JSON = deferred(rb"application/ld\+json", re.IGNORECASE)
@@ -696,27 +699,37 @@ def _own_canonical_link(url: str) -> bytes:
     return b'rel="canonical" href="' + url.encode("utf-8", "surrogatepass") + b'"'
 
 
-def says_nothing(page: bytes, url: str, markers: tuple[bytes, ...], images: bool) -> bool:
-    """Whether the page published at ``url``, all of whose bytes are ``page``,
-    says nothing to the checks whose :func:`head_markers` are ``markers`` (with
-    ``images``: and shows no image): :func:`inspect_built_page` would find
-    nothing, and the head need not be read as a browser reads it.
+def quiet_facts(page: bytes, url: str, markers: tuple[bytes, ...], images: bool) -> HeadFacts | None:
+    """What :func:`inspect_built_page` finds in the page published at ``url``,
+    all of whose bytes are ``page``, for the checks whose :func:`head_markers`
+    are ``markers`` (and ``images``), when its words say nothing to those checks:
+    no facts at all, or only the images it shows (its head's end found, no tag
+    of it read). None when its head must be read as a browser reads it.
 
     Whatever the head's end, its bytes are among the page's: a page holding
     none of the words holds none in its head; one whose one ``canonical`` is a
     link naming ``url`` as written names the page itself where that link is in
     the head, and nothing where it is not (in the body, a comment, a script).
-    False says only that the head must be read.
+    A ``<base>`` anywhere has the head read (the images resolve against it).
     """
     if page[:2] in _UTF16_BOMS:
-        return False  # the words are in UTF-16
+        return None  # the words are in UTF-16
     lowered = page.lower()
-    if images and IMAGE_TAG_START.search(lowered) is not None:
-        return False
     hits = [word for word in _searched_words(markers) if word in lowered]
-    if not hits:
-        return True
-    return hits == [b"canonical"] and lowered.count(b"canonical") == 1 and _own_canonical_link(url) in page
+    if hits and not (hits == [b"canonical"] and lowered.count(b"canonical") == 1 and _own_canonical_link(url) in page):
+        return None
+    if not images or IMAGE_TAG_START.search(lowered) is None:
+        return _NO_FACTS
+    if b"<base" in lowered:
+        return None
+    reader = HeadReader()
+    reader.read(page, final=True)
+    start = reader.end or 0
+    body = BodyImages(page, start, IMAGE_READ_LIMIT, lowered=lowered)
+    if not (body.content or body.elsewhere):
+        return _NO_FACTS
+    shown, uncertain, outside = _body_images(body, url, [], page[:start])
+    return HeadFacts(images=shown, uncertain_images=uncertain, outside_images=outside)
 
 
 # Shorter words that each stand for two markers holding them: one search through
@@ -727,7 +740,7 @@ _WORDS_FOR_TWO = ((b"bot", (b"robots", b"googlebot")), (b"modified", (b"modified
 
 @functools.lru_cache(maxsize=16)
 def _searched_words(markers: tuple[bytes, ...]) -> tuple[bytes, ...]:
-    """What says_nothing searches a page for: ``markers``, or shorter words
+    """What quiet_facts searches a page for: ``markers``, or shorter words
     standing for two of them."""
     words = list(markers)
     for word, pair in _WORDS_FOR_TWO:

@@ -635,7 +635,7 @@ def _state(parser: _HeadParser) -> tuple:
     return parser.noindex, parser.canonical_hrefs, parser.refresh_target, parser.base_href
 
 
-# ---- says_nothing: the quick verdict on a page read whole ------------------------------
+# ---- quiet_facts: the quick verdict on a page read whole -------------------------------
 
 _OWN = "https://example.org/guide/"
 # Pieces a short page is made of: the words the checks look for in any case and
@@ -678,24 +678,34 @@ _QUIET_PIECES = [
 # The page's own link where the head does not hold it, and another one where it does.
 @example(pieces=[_QUIET_PIECES[11], _QUIET_PIECES[9]], images=False, bom=False)
 @example(pieces=[_QUIET_PIECES[16], _QUIET_PIECES[7], "</head><body>", _QUIET_PIECES[3]], images=False, bom=False)
+# Images in the content and around it, after a script holding a head's end.
+@example(pieces=[_QUIET_PIECES[16], _QUIET_PIECES[23], _QUIET_PIECES[24], _QUIET_PIECES[7]], images=True, bom=False)
 def test_a_page_said_to_say_nothing_says_nothing_when_read_whole(tmp_path_factory, pieces, images, bom) -> None:
-    from sitemapkit.site.htmlcheck import head_markers, inspect_built_page, says_nothing
+    from sitemapkit.site.htmlcheck import head_markers, inspect_built_page, quiet_facts
 
     text = "<!doctype html><html><head>" + "".join(pieces) + "</body></html>"
     data = text.encode("utf-16") if bom else text.encode()
     path = tmp_path_factory.mktemp("page") / "index.html"
     path.write_bytes(data)
     markers = head_markers(True, True, True, True, True, images)
-    if says_nothing(data, _OWN, markers, images):
+    quick = quiet_facts(data, _OWN, markers, images)
+    if quick is not None:
         facts = inspect_built_page(
             path, _OWN, noindex=True, canonical=True, redirects=True, dates=True, alternates=True, images=images
         )
-        assert facts == type(facts)(), (text, facts)
+        # Nothing but the images the page shows, the same as read in full.
+        assert quick == facts, (text, quick, facts)
+        shown = {"images": facts.images, "uncertain_images": facts.uncertain_images}
+        assert facts == type(facts)(**shown, outside_images=facts.outside_images), (text, facts)
         assert not bom
 
 
-def test_says_nothing_only_of_pages_that_need_no_reading() -> None:
-    from sitemapkit.site.htmlcheck import head_markers, says_nothing
+def test_quiet_facts_only_of_pages_that_need_no_reading() -> None:
+    from sitemapkit.site.htmlcheck import head_markers, quiet_facts
+
+    def says_nothing(data: bytes, url: str, markers: tuple[bytes, ...], images: bool) -> bool:
+        facts = quiet_facts(data, url, markers, images)
+        return facts is not None and not (facts.images or facts.outside_images)
 
     markers = head_markers(True, True, True, True, True, False)
     page = f'<!doctype html><html><head><title>t</title><link rel="canonical" href="{_OWN}"></head><body>x</body>'
@@ -712,10 +722,20 @@ def test_says_nothing_only_of_pages_that_need_no_reading() -> None:
     assert says_nothing(
         page.encode(), "https://example.org/other/", head_markers(True, False, True, True, True, False), False
     )
-    # An image on a page whose images are wanted is read.
+    # An image on a page whose images are wanted: its images, its head's tags unread;
+    # with a <base> anywhere, or a word of the checks, the head is read.
     with_image = page.replace("x</body>", '<img src="a.png"></body>').encode()
     assert says_nothing(with_image, _OWN, markers, False)
-    assert not says_nothing(with_image, _OWN, head_markers(True, True, True, True, True, True), True)
+    with_images = head_markers(True, True, True, True, True, True)
+    shown = quiet_facts(with_image, _OWN, with_images, True)
+    assert shown is not None and shown.images == (_OWN + "a.png",)
+    assert quiet_facts(with_image.replace(b"<title>", b'<base href="/x/"><title>'), _OWN, with_images, True) is None
+    assert (
+        quiet_facts(
+            with_image.replace(b"<title>", b'<meta property="og:image" content="/c.png">'), _OWN, with_images, True
+        )
+        is None
+    )
 
 
 @pytest.mark.parametrize(
