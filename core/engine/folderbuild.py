@@ -102,6 +102,7 @@ class _CheckedPages:
         "images_shown",
         "images_cut",
         "images_unwritten",
+        "image_hosts",
         "verdicts",
         "reread",
     )
@@ -137,6 +138,8 @@ class _CheckedPages:
         self.images_cut: list[str] = []
         #: Images of pages written in the text form, which has none.
         self.images_unwritten = 0
+        #: The images the entries hold, by host (see EncodeResult.image_hosts).
+        self.image_hosts: dict[str, int] = {}
         #: What the heads that said something said (see select_page), each with
         #: its page's walk position: build_pages' input where it is needed.
         self.verdicts: list[tuple[int, HeadVerdict]] = []
@@ -205,6 +208,8 @@ class _CheckedPages:
         self.images_shown += chunk.images_shown
         self.images_cut += chunk.images_cut
         self.images_unwritten += chunk.images_unwritten
+        for host, count in chunk.image_hosts.items():
+            self.image_hosts[host] = self.image_hosts.get(host, 0) + count
         self.verdicts += chunk.verdicts
         self.reread += chunk.reread
         self.trim()
@@ -436,6 +441,7 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
     found.excluded = report.excluded + result.excluded
     found.images_cut = result.images_cut
     found.images_unwritten = result.images_unwritten
+    found.image_hosts = result.image_hosts
     return found.trim()
 
 
@@ -605,30 +611,45 @@ def _build_folder(
         return write_sitemaps(lambda result: encode_entry_batches(batches, options, result), publication, report)
 
     # Images on most pages are the site's chrome: taken out of the entries made
-    # in the workers, which saw a chunk each.
+    # in the workers, which saw a chunk each (and counted the hosts of the images
+    # they wrote: each one taken out here is taken off its host's count).
     writer = EntryWriter(options, scope, EncodeResult())
     chrome = {writer.image_element(image) for image in chrome_images(found.image_pages, found.images_shown)}
     found.image_pages = {}
-    hosts: dict[str, int] = {}
+    hosts = found.image_hosts
+
+    def uncount(element: bytes) -> None:
+        host = image_host(element)
+        hosts[host] -= 1
+        if not hosts[host]:
+            del hosts[host]
 
     def changed(entry: bytes, flags: int) -> bytes:
         # Only ever shorter: every entry still fits a file on its own.
         if flat and flags & 1:
             # One moment's file times are no page's last change.
             entry = _LASTMOD_ELEMENT.sub(b"", entry)
-        for element in image_elements(entry):
-            if element in chrome and flags & 2:
-                entry = entry.replace(element, b"", 1)
-            else:
-                host = image_host(element)
-                hosts[host] = hosts.get(host, 0) + 1
+        if chrome and flags & 2:
+            for element in image_elements(entry):
+                if element in chrome:
+                    entry = entry.replace(element, b"", 1)
+                    uncount(element)
         return entry
+
+    def dropped(entry: bytes) -> None:
+        # The second of two pages with one loc: its images are not listed.
+        for element in image_elements(entry):
+            uncount(element)
 
     def encoded(result: EncodeResult) -> Iterator[SitemapFile]:
         result.images_cut += found.images_cut
         result.images_unwritten += found.images_unwritten
         result.image_hosts = hosts
-        return encode_entry_batches(_listed_batches(listed, base_folder, report, changed), options, result)
+        return encode_entry_batches(
+            _listed_batches(listed, base_folder, report, changed if flat or chrome else None, dropped),
+            options,
+            result,
+        )
 
     return write_sitemaps(encoded, publication, report)
 
@@ -642,12 +663,13 @@ def _listed_batches(
     base_folder: bytes,
     report: Report,
     changed: Callable[[bytes, int], bytes] | None = None,
+    dropped: Callable[[bytes], None] | None = None,
 ) -> Iterator[tuple[list[bytes], list[int], bool]]:
     """The entries of ``listed`` (sorted, then reversed: see _CheckedPages.listed;
     each loc there is what follows ``base_folder``), in batches for
     :func:`encode_entry_batches`, taken from its end so that each batch's bytes
     are freed once encoded; the second of two pages with one loc left out as a
-    duplicate."""
+    duplicate (handed to ``dropped``)."""
     previous = None
     while listed:
         batch = listed[-_POST_BATCH:]
@@ -664,6 +686,10 @@ def _listed_batches(
                 for loc, last in zip(locs, before)
                 if loc == last
             ]
+            if dropped is not None:
+                for index, (loc, last) in enumerate(zip(locs, before)):
+                    if loc == last:
+                        dropped(batch[index][cuts[index] + 2 + _ORDER_BYTES :])
             locs = [locs[index] for index in kept]
         if not locs:
             continue

@@ -459,6 +459,7 @@ _CONTENT_WORDS = tuple(sorted(word.encode() for word in {*CONTENT_CLASSES, *CONT
 _MAYBE_CONTENT_TAGS = b"div|section"
 #: The elements an image is taken from: <img>, SVG's <image>, <source> (in a <picture>).
 IMAGE_ELEMENTS = (b"img", b"image", b"source")
+_RAW_TEXT_NAMES = frozenset(name.encode() for name in RAW_TEXT_ELEMENTS)
 _ALWAYS_STOP_TAGS = b"|".join(
     (*IMAGE_ELEMENTS, b"main", b"article", b"template", b"plaintext", *sorted(n.encode() for n in RAW_TEXT_ELEMENTS))
 )
@@ -544,12 +545,15 @@ _TAG_NAME = deferred(rb"</?[^\t\n\f\r />]*")
 SRCSET_READ_LIMIT = 16_384
 
 
-def attributes_of(tag: bytes) -> dict[bytes, bytes]:
+def attributes_of(tag: bytes, name_end: int | None = None) -> dict[bytes, bytes]:
     """A start tag's attributes, names in lower case; the first of a repeated
-    name counts (HTML standard, tokenizer). Values keep character references."""
+    name counts (HTML standard, tokenizer). Values keep character references.
+    ``name_end``: where the tag's name ends, when the caller knows."""
     found: dict[bytes, bytes] = {}
-    name_end = _TAG_NAME.match(tag)
-    position = name_end.end() if name_end else 0
+    if name_end is None:
+        name_match = _TAG_NAME.match(tag)
+        name_end = name_match.end() if name_match else 0
+    position = name_end
     # findall gives b"" for the value forms that did not match: one of the three
     # did, or the attribute has no value, which is the empty value.
     for name, double_quoted, single_quoted, unquoted in _ATTRIBUTE.findall(tag, position):
@@ -648,6 +652,7 @@ class BodyImages:
         content: list[tuple[int, bytes]] = []
         number = 0
         templates = 0
+        steps = 0
         try:
             while position < size:
                 if position >= quoted_end:
@@ -669,7 +674,7 @@ class BodyImages:
                 if simple_tag is None and position == simple_until and simple:
                     continue  # the quick run stopped at the boundary: read on in full
                 token = simple_tag or next_token(data, position, True)
-                self.steps += 1
+                steps += 1
                 position = token.end()
                 kind = ("end" if token.group("end_name") else "start") if simple_tag else token.lastgroup
                 if kind == "end":
@@ -684,9 +689,23 @@ class BodyImages:
                 if kind != "start":
                     continue  # "<" as text, whitespace
                 name = token.group("name").lower()
-                text_name = name.decode("latin-1")
-                if text_name in RAW_TEXT_ELEMENTS:
-                    position = skip_text(data, text_name, position, True)[1]
+                if name in IMAGE_ELEMENTS:
+                    # The commonest stop first (nothing else is checked for it).
+                    if templates:
+                        continue
+                    if open_elements:
+                        if len(content) >= limit:
+                            return  # enough content images: the rest cannot be listed
+                        reference = _image_reference(name, attributes_of(token.group(), len(name) + 1))
+                        if reference:
+                            content.append((open_elements[-1][2], reference))
+                    elif len(self.elsewhere) < limit:
+                        reference = _image_reference(name, attributes_of(token.group(), len(name) + 1))
+                        if reference:
+                            self.elsewhere.append(reference)
+                    continue
+                if name in _RAW_TEXT_NAMES:
+                    position = skip_text(data, name.decode("latin-1"), position, True)[1]
                     continue
                 if name == b"plaintext":
                     return
@@ -694,18 +713,6 @@ class BodyImages:
                     templates += 1
                     continue
                 if templates:
-                    continue
-                if name in IMAGE_ELEMENTS:
-                    if open_elements:
-                        if len(content) >= limit:
-                            return  # enough content images: the rest cannot be listed
-                        reference = _image_reference(name, attributes_of(token.group()))
-                        if reference:
-                            content.append((open_elements[-1][2], reference))
-                    elif len(self.elsewhere) < limit:
-                        reference = _image_reference(name, attributes_of(token.group()))
-                        if reference:
-                            self.elsewhere.append(reference)
                     continue
                 if name in (b"main", b"article") or (
                     name in (b"div", b"section") and _marks_content_quickly(token.group())
@@ -718,6 +725,7 @@ class BodyImages:
                 elif open_elements and name == open_elements[-1][0]:
                     open_elements[-1][1] += 1
         finally:
+            self.steps = steps
             self.content = [reference for element, reference in content if element not in holds_other]
 
 

@@ -687,10 +687,13 @@ def test_the_sorted_entries_go_to_the_encoder_in_batches_without_their_duplicate
     listed.sort()
     listed.reverse()
     report = Report()
-    batches = list(folderbuild._listed_batches(listed, below, report))
+    dropped: list[bytes] = []
+    batches = list(folderbuild._listed_batches(listed, below, report, dropped=dropped.append))
     entries = [entry for got, _, _ in batches for entry in got]
     hashes = [hash_ for _, got, _ in batches for hash_ in got]
     assert entries == [b"<url>a</url>", b"<url>b</url>", b"<url>d</url>"]
     assert hashes == [loc_hash(locs[0]), loc_hash(locs[1]), loc_hash(locs[3])]
     assert [(e.loc, e.reason) for e in report.excluded] == [("https://example.org/b", "duplicate")]
+    # The entry left out, handed over (its images are taken off their hosts' counts).
+    assert dropped == [b"<url>c</url>"]
     assert not listed
