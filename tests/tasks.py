@@ -98,7 +98,14 @@ ENVIRONMENTS: dict[str, tuple[list[str], list[str]]] = {
     # sphinx-multiversion 0.2.4 needs Sphinx < 9: its versioned fixture builds here
     # (sphinx-polyversion's in both).
     "sphinx-oldest": (
-        [".[test,sphinx]", "sphinx==7.4.0", "sphinx-multiversion==0.2.4", "sphinx-polyversion>=3", "furo", "sphinx-rtd-theme"],
+        [
+            ".[test,sphinx]",
+            "sphinx==7.4.0",
+            "sphinx-multiversion==0.2.4",
+            "sphinx-polyversion>=3",
+            "furo",
+            "sphinx-rtd-theme",
+        ],
         ["tests/sphinx"],
     ),
 }

@@ -288,8 +288,9 @@ class EntryWriter:
         hosts = self.result.image_hosts
         known = self._absolute_images
         for reference in images:
-            image = known.get(reference, _UNKNOWN)
-            if image is _UNKNOWN:
+            if reference in known:
+                image = known[reference]
+            else:
                 image = self._image(loc, reference)
                 if reference.startswith(WEB_URL_STARTS):
                     # The same from every page (an image many pages show, a
@@ -365,8 +366,6 @@ class EntryWriter:
 
 
 _URL_CLOSE = URL_CLOSE.encode("ascii")
-# An image not looked at yet (None: looked at, not written).
-_UNKNOWN = object()
 # Absolute image references an EntryWriter remembers at most.
 _IMAGE_MEMO_SIZE = 4096
 
