@@ -282,8 +282,7 @@ def inspect_built_page(
             found.close()
             if found.base_href is not None:
                 base = _resolve(url, found.base_href) or url
-        shown, uncertain, outside = _body_images(body, base, [], head, in_content)
-        return HeadFacts(images=shown, uncertain_images=uncertain, outside_images=outside)
+        return _images_only(body, base, head, in_content)
 
     found = _HeadParser()
     wanted = _marker_pattern(markers).search
@@ -344,6 +343,13 @@ def inspect_built_page(
         _body_images(body, base, found.images, head, in_content) if body is not None else ((), (), ())
     )
     return HeadFacts(reason, canonical_target, modified, declared, redirect_target, shown, uncertain, outside)
+
+
+def _images_only(body: BodyImages, base: str, head: bytes, in_content: bool = False) -> HeadFacts:
+    """The facts of a page whose head says nothing: the images its body shows
+    (see :func:`_body_images`)."""
+    shown, uncertain, outside = _body_images(body, base, [], head, in_content)
+    return HeadFacts(images=shown, uncertain_images=uncertain, outside_images=outside)
 
 
 def _body_images(
@@ -728,8 +734,7 @@ def quiet_facts(page: bytes, url: str, markers: tuple[bytes, ...], images: bool)
     body = BodyImages(page, start, IMAGE_READ_LIMIT, lowered=lowered)
     if not (body.content or body.elsewhere):
         return _NO_FACTS
-    shown, uncertain, outside = _body_images(body, url, [], page[:start])
-    return HeadFacts(images=shown, uncertain_images=uncertain, outside_images=outside)
+    return _images_only(body, url, page[:start])
 
 
 # Shorter words that each stand for two markers holding them: one search through
