@@ -285,7 +285,8 @@ def inspect_built_page(
         return _images_only(body, base, head, in_content)
 
     found = _HeadParser()
-    wanted = _marker_pattern(markers).search
+    # A tag can hold only the markers its head holds: each tag searched for those.
+    wanted = _marker_pattern(tuple(hits)).search
     found.feed(_decode(b"".join(tag for tag in reader.tags() if wanted(tag)), head))
     found.close()
 
@@ -728,13 +729,19 @@ def quiet_facts(page: bytes, url: str, markers: tuple[bytes, ...], images: bool)
         return _NO_FACTS
     if b"<base" in lowered:
         return None
-    reader = HeadReader()
-    reader.read(page, final=True)
-    start = reader.end or 0
-    body = BodyImages(page, start, IMAGE_READ_LIMIT, lowered=lowered)
+    # Read from the page's start: an image in a head starts the body, so the head
+    # holds none, and the body reader passes over its tokens as the head's reader
+    # would (see htmlscan._head_pass).
+    body = BodyImages(page, 0, IMAGE_READ_LIMIT, lowered=lowered)
     if not (body.content or body.elsewhere):
         return _NO_FACTS
-    return _images_only(body, url, page[:start])
+    head = b""
+    if not all(reference.isascii() for reference in body.content + body.elsewhere):
+        # Only a value that is not UTF-8 is decoded by the head's charset.
+        reader = HeadReader()
+        reader.read(page, final=True)
+        head = page[: reader.end or 0]
+    return _images_only(body, url, head)
 
 
 # Shorter words that each stand for two markers holding them: one search through

@@ -53,6 +53,18 @@ def _atomic(pattern: bytes) -> bytes:
     return rb"(?=(?P<" + name + rb">" + pattern + rb"))(?P=" + name + rb")"
 
 
+def _possessive(pattern: bytes) -> bytes:
+    """``pattern``, whose ``*+``, ``++`` and ``?+`` are possessive (never given
+    back), as Python 3.11 reads them; on 3.10, which has no possessive
+    quantifiers, the greedy ones: the patterns written so match the same either
+    way (what follows a possessive run cannot match what it took), only faster."""
+    if sys.version_info >= (3, 11):
+        return pattern
+    # No pattern is compiled while the module is imported; none of those written
+    # so has an escaped "*", "+" or "?" before a "+".
+    return pattern.replace(b"*+", b"*").replace(b"++", b"+").replace(b"?+", b"?")
+
+
 # A tag's attributes up to its closing ">" (the tokenizer's attribute states):
 # quotes delimit a value only right after "=", an unquoted value ends at
 # whitespace or ">", a "<" or a quote elsewhere is part of a name. A quoted value
@@ -146,11 +158,7 @@ _SIMPLE_RUN, _SIMPLE_TOKEN = _grammar(lambda: rb"[^>]*")
 # quoted when its quote follows "="). Searched for in text and raw text too, where
 # it does no harm but costs the simple reading.
 _QUOTED_GREATER_THAN = deferred(
-    rb"=[\t\n\f\r ]*(?:\""
-    + _atomic(any_byte_but(b'">') + b"*")
-    + rb"|'"
-    + _atomic(any_byte_but(b"'>") + b"*")
-    + rb")(?:>|\Z)"
+    _possessive(rb"=[\t\n\f\r ]*+(?:\"" + any_byte_but(b'">') + b"*+|'" + any_byte_but(b"'>") + rb"*+)(?:>|\Z)")
 )
 # A <meta> or <link> tag in a head's <noscript> text ("in head noscript", scripting off).
 _NOSCRIPT_HEAD_TAG = deferred(rb"<" + _ci("meta|link") + _NAME_END + _attributes() + rb">", re.DOTALL)
@@ -455,11 +463,10 @@ _CONTENT_WORDS = tuple(sorted(word.encode() for word in {*CONTENT_CLASSES, *CONT
 # "section" may hold the content; raw-text elements and <template> are skipped.
 # <div> and <section> only may hold the content: the quick reading passes over
 # their tags unless one may mark a content element or the innermost one open is
-# of their kind (see _quick_run_end).
+# of their kind (see _quick_stops).
 _MAYBE_CONTENT_TAGS = b"div|section"
 #: The elements an image is taken from: <img>, SVG's <image>, <source> (in a <picture>).
 IMAGE_ELEMENTS = (b"img", b"image", b"source")
-_RAW_TEXT_NAMES = frozenset(name.encode() for name in RAW_TEXT_ELEMENTS)
 _ALWAYS_STOP_TAGS = b"|".join(
     (*IMAGE_ELEMENTS, b"main", b"article", b"template", b"plaintext", *sorted(n.encode() for n in RAW_TEXT_ELEMENTS))
 )
@@ -491,49 +498,94 @@ _BODY_RUN = deferred(
 
 
 # Where no quoted attribute value holds a ">" (see _QUOTED_GREATER_THAN), every
-# tag ends at its first ">", and the body reader searches its lower-cased bytes
-# for what it stops at: a comment, a start tag of _ALWAYS_STOP_TAGS, an end tag
-# of _ALWAYS_STOP_END_TAGS, and the <div> and <section> tags that may matter.
-# Several times faster than reading every other tag in a run.
-def _body_stop(innermost: bytes | None) -> re.Pattern[bytes]:
-    """The stops while ``innermost`` is the innermost content element open.
+# tag ends at its first ">", and the body reader searches the lower-cased bytes
+# for the next construct it acts on: one search a stop, each stop's kind the name
+# of the empty group ending it (``lastgroup``). A search tries each ">" in turn:
+# from it, text (a "<" that opens nothing is text) and then a stop. A ">" ends a
+# token or stands in text, so the text after it is read as the tokenizer reads it,
+# and no stop inside a tag is found: the tag's own "<" comes between. Comments,
+# raw text and RCDATA are stops, passed over whole where they end before the
+# boundary (a script whose text holds "<!--" is left to skip_text).
+# A tag's rest in the simple reading: to its first ">", or to the boundary when it
+# is left open there (the stop is then handed to the tokenizer).
+_QUICK_TAG_REST = _NAME_END + rb"[^>]*+>?"
+#: The stops' kinds (group names) for the image elements, and the names they read.
+_IMAGE_KINDS = {name.decode(): name for name in IMAGE_ELEMENTS}
+_CONTENT_KINDS = {"main": b"main", "article": b"article"}
+_CONTENT_END_KINDS = {"end_main": b"main", "end_article": b"article"}
+_RAW_KINDS = {"raw_" + name: name for name in RAW_TEXT_ELEMENTS}
+_MAYBE_KINDS = {"maybe_" + name.decode(): name for name in _MAYBE_CONTENT_TAGS.split(b"|")}
+_MAYBE_NAMES = frozenset(_MAYBE_KINDS.values())
+# Stops passed over whole: a comment, a raw-text or RCDATA element.
+_PASSED_KINDS = frozenset({"comment", *("whole_" + name for name in RAW_TEXT_ELEMENTS)})
 
-    Its own kind's start and end tags always stop (groups ``inner`` and
-    ``inner_end``: they nest in it or close it). Another <div> or <section>
-    start tag stops (``maybe_div``, ``maybe_section``) only where its bytes up
-    to the first ">" may hold a content word, or where a "<" comes before that
-    ">" (Python then reads the tag as before). So a tag passed over holds no
-    "<", and no stop is found inside it; and the lookahead ends at the next "<",
-    so each byte is looked at by one lookahead at most (linear). A tag left open
-    to ``until`` is found open by _quick_run_end either way. Their end tags
+
+def _quick_stops(innermost: bytes | None) -> re.Pattern[bytes]:
+    """The stops while ``innermost`` is the innermost content element open: a
+    search from a ">", and a match at a position in text.
+
+    Its own kind's start and end tags always stop (``inner``, ``inner_end``: they
+    nest in it or close it). Another <div> or <section> start tag stops
+    (``maybe_div``, ``maybe_section``) only where its bytes up to the first ">"
+    may hold a content word, or a "<" comes before that ">"; their end tags
     never stop. The names are a trie (word_trie): a "<" that opens none of them,
     most of a page's, costs a test or two."""
     own = innermost if innermost in (b"div", b"section") else None
     words = b"|".join(re.escape(word) for word in _CONTENT_WORDS)
     may_mark = _NAME_END + rb"(?=" + any_byte_but(b"<>") + rb"*(?:" + words + rb"|<))"
-    stops = {b"!--": b""}
-    stops.update({name: _NAME_END for name in _ALWAYS_STOP_TAGS.split(b"|")})
-    stops.update({b"/" + name: _NAME_END for name in _ALWAYS_STOP_END_TAGS.split(b"|")})
-    for name in _MAYBE_CONTENT_TAGS.split(b"|"):
+    comment_rest = rb"(?:-?>|" + _atomic(rb"(?:[^-]+|-(?!-!?>))*") + rb"--!?>)"
+    stops = {b"!--": rb"(?:" + comment_rest + rb"(?P<comment>)|(?P<open_comment>))"}
+    for kind, name in {**_IMAGE_KINDS, **_CONTENT_KINDS}.items():
+        stops[name] = _QUICK_TAG_REST + rb"(?P<" + kind.encode() + rb">)"
+    for kind, name in _CONTENT_END_KINDS.items():
+        stops[b"/" + name] = _QUICK_TAG_REST + rb"(?P<" + kind.encode() + rb">)"
+    stops[b"template"] = _QUICK_TAG_REST + rb"(?P<template>)"
+    stops[b"/template"] = _QUICK_TAG_REST + rb"(?P<end_template>)"
+    stops[b"plaintext"] = _NAME_END + rb"(?P<plaintext>)"
+    for kind, raw_name in _RAW_KINDS.items():
+        word = raw_name.encode()
+        # The element whole where its text ends before the boundary: raw text and
+        # RCDATA end at their end tag; a script's at its first "</script" only
+        # while no "<!--" comes before it (the escape states).
+        other = rb"<(?!/" + word + _NAME_END + (rb"|!--)" if raw_name == "script" else rb")")
+        text = rb"[^<]*+(?:" + other + rb"[^<]*+)*+"
+        whole = rb">" + text + rb"</" + word + _NAME_END + rb"[^>]*+>(?P<whole_" + word + rb">)"
+        stops[word] = _NAME_END + rb"[^>]*+(?:" + whole + rb"|>?(?P<" + kind.encode() + rb">))"
+    for kind, name in _MAYBE_KINDS.items():
         if name == own:
-            stops[name] = rb"(?P<inner>)" + _NAME_END
-            stops[b"/" + name] = rb"(?P<inner_end>)" + _NAME_END
+            stops[name] = _QUICK_TAG_REST + rb"(?P<inner>)"
+            stops[b"/" + name] = _QUICK_TAG_REST + rb"(?P<inner_end>)"
         else:
-            stops[name] = rb"(?P<" + _maybe_group(name).encode() + rb">)" + may_mark
-    return deferred(rb"<" + word_trie(stops))
+            stops[name] = may_mark + rb"[^>]*+>?(?P<" + kind.encode() + rb">)"
+    return deferred(_possessive(rb"<" + word_trie(stops)))
 
 
-def _maybe_group(name: bytes) -> str:
-    """The group of a <div> or <section> start tag that stops only if it marks a content element."""
-    return "maybe_" + name.decode()
+def _head_pass() -> re.Pattern[bytes]:
+    """A run over the lower-cased tokens a plain head is made of, in the simple
+    reading (every tag ends at its first ">"), none of which the body reader
+    acts on where nothing is open: whitespace, the doctype and bogus comments,
+    comments, <html>, <head>, <body> and the void head elements, <title>,
+    <style>, <noframes> and scripts without "<!--" in their text, and end tags
+    other than </template>. A reader starting at a page's start passes over its
+    head in one run instead of a stop at each of its scripts."""
+    tag_rest = _NAME_END + rb"[^>]*+>"
+    tokens = {
+        name: tag_rest for name in (b"html", b"head", b"body", b"meta", b"link", b"base", b"basefont", b"bgsound")
+    }
+    tokens[b"!"] = rb"(?:--(?:-?>|" + _atomic(rb"(?:[^-]+|-(?!-!?>))*") + rb"--!?>)|(?!--)[^>]*+>)"
+    tokens[b"?"] = rb"[^>]*+>"
+    tokens[b"/"] = rb"(?!template" + _NAME_END + rb")[^>]*+>"
+    for name in (b"title", b"style", b"noframes", b"script"):
+        other = rb"<(?!/" + name + _NAME_END + (rb"|!--)" if name == b"script" else rb")")
+        tokens[name] = tag_rest + rb"[^<]*+(?:" + other + rb"[^<]*+)*+</" + name + tag_rest
+    return deferred(_possessive(rb"(?:[\t\n\f\r ]++|<" + word_trie(tokens) + rb")*+"))
 
 
-_MAYBE_GROUPS = frozenset(map(_maybe_group, _MAYBE_CONTENT_TAGS.split(b"|")))
-_BODY_STOPS = {innermost: _body_stop(innermost) for innermost in (None, b"div", b"section")}
+_HEAD_PASS = _head_pass()
+_QUICK_STOPS = {innermost: _quick_stops(innermost) for innermost in (None, b"div", b"section")}
+_QUICK_STOPS.update({name: _QUICK_STOPS[None] for name in _CONTENT_KINDS.values()})
 # What opens a tag, a bogus comment or a comment: the rest of "<" is text.
 _OPENS = deferred(rb"<[A-Za-z!?/]")
-_COMMENT_ONLY = deferred(_COMMENT, re.DOTALL)
-_SIMPLE_BODY_TAG = deferred(rb"</(?P<end_name>[A-Za-z][^\t\n\f\r />]*)[^>]*>|<(?P<name>[A-Za-z][^\t\n\f\r />]*)[^>]*>")
 # One attribute of a start tag: its name, and its value (double-quoted,
 # single-quoted or unquoted), as the tokenizer reads them.
 _ATTRIBUTE = deferred(
@@ -607,7 +659,8 @@ def largest_candidate(srcset: str) -> str | None:
 
 class BodyImages:
     """The image references a page's body holds, read on from where its head
-    ended (:attr:`HeadReader.end`), in document order: ``<img src>`` (its
+    ended (:attr:`HeadReader.end`), or from the page's start (an image in a
+    head starts the body: the head holds none), in document order: ``<img src>`` (its
     ``srcset``'s largest candidate when it has one), ``<source srcset>`` (in a
     ``<picture>``), SVG ``<image href>`` (or ``xlink:href``). Nothing inside
     comments, raw text, RCDATA or a ``<template>`` counts.
@@ -618,9 +671,10 @@ class BodyImages:
     ``limit`` of each are kept; past that the reading stops.
 
     Between quoted attribute values holding a ">" (where the tokenizer reads
-    each tag), the body is read quickly (see _quick_run_end); ``quick=False``
+    each tag), the body is read quickly, one search a stop (see _quick_stops),
+    a head's plain tokens in one run (see _head_pass); ``quick=False``
     reads it all with the tokenizer, the same images more slowly (for the tests).
-    ``lowered``: ``data`` in lower case from ``start`` on, when the caller has it.
+    ``lowered``: ``data`` in lower case, when the caller has it.
     """
 
     def __init__(self, data: bytes, start: int, limit: int, quick: bool = True, lowered: bytes | None = None) -> None:
@@ -650,127 +704,132 @@ class BodyImages:
         open_elements: list[list] = []  # [name, depth, number]
         holds_other: set[int] = set()
         content: list[tuple[int, bytes]] = []
+        elsewhere = self.elsewhere
         number = 0
         templates = 0
         steps = 0
+        if quick:
+            quoted = _QUOTED_GREATER_THAN.search(data, position)
+            simple_until, quoted_end = (quoted.start(), quoted.end()) if quoted else (size, size)
+            position = _HEAD_PASS.match(lowered, position, simple_until).end()  # type: ignore[union-attr]
         try:
             while position < size:
                 if position >= quoted_end:
                     quoted = _QUOTED_GREATER_THAN.search(data, position)
                     simple_until, quoted_end = (quoted.start(), quoted.end()) if quoted else (size, size)
-                simple = position < simple_until
-                if simple:
-                    innermost = open_elements[-1][0] if open_elements else None
-                    position = _quick_run_end(data, lowered, position, simple_until, innermost)
+                kind = ""
+                if position < simple_until:
+                    stop = _QUICK_STOPS[open_elements[-1][0] if open_elements else None].search(
+                        lowered, position, simple_until
+                    )
+                    at = stop.start() if stop is not None else simple_until
+                    # A stop is a token unless a construct opened after the last ">"
+                    # before it, and is still open there: then it is inside that.
+                    after = lowered.rfind(b">", position, at) + 1 or position
+                    opened = _OPENS.search(lowered, after, at)
+                    if opened is not None:
+                        close = lowered.find(b">", at, simple_until)
+                        if close >= 0:
+                            position = close + 1
+                            continue
+                        position = opened.start()  # left open at the boundary: the tokenizer reads it
+                    elif stop is None:
+                        position = simple_until
+                        continue  # the boundary: read on in full
+                    else:
+                        kind = stop.lastgroup or ""  # every stop ends in its kind's group
+                        end = stop.end()
+                        if lowered[end - 1] != 62 and kind != "plaintext":
+                            kind, position = "", at  # left open at the boundary: the tokenizer reads it
                 else:
                     run = _BODY_RUN.match(data, position)
                     assert run is not None
                     position = run.end()
-                if position >= size:
-                    return
-                simple_tag = _SIMPLE_BODY_TAG.match(data, position) if simple else None
-                if simple_tag is not None and simple_tag.end() > simple_until:
-                    simple_tag = None  # the tag holding the quoted ">": the tokenizer reads it
-                if simple_tag is None and position == simple_until and simple:
-                    continue  # the quick run stopped at the boundary: read on in full
-                token = simple_tag or next_token(data, position, True)
+                    if position >= size:
+                        return
+                if not kind:
+                    token = next_token(data, position, True)
+                    kind, at, end = _token_kind(token, open_elements[-1][0] if open_elements else None)
                 steps += 1
-                position = token.end()
-                kind = ("end" if token.group("end_name") else "start") if simple_tag else token.lastgroup
-                if kind == "end":
-                    name = token.group("end_name").lower()
-                    if name == b"template":
-                        templates = max(0, templates - 1)
-                    elif open_elements and name == open_elements[-1][0]:
-                        open_elements[-1][1] -= 1
-                        if open_elements[-1][1] == 0:
-                            open_elements.pop()
-                    continue
-                if kind != "start":
-                    continue  # "<" as text, whitespace
-                name = token.group("name").lower()
-                if name in IMAGE_ELEMENTS:
+                position = end
+                if not kind:
+                    continue  # text, whitespace, a comment, a tag the reading does not act on
+                name = _IMAGE_KINDS.get(kind)
+                if name is not None:
                     # The commonest stop first (nothing else is checked for it).
                     if templates:
                         continue
                     if open_elements:
                         if len(content) >= limit:
                             return  # enough content images: the rest cannot be listed
-                        reference = _image_reference(name, attributes_of(token.group(), len(name) + 1))
+                        reference = _image_reference(name, attributes_of(data[at:end], len(name) + 1))
                         if reference:
                             content.append((open_elements[-1][2], reference))
-                    elif len(self.elsewhere) < limit:
-                        reference = _image_reference(name, attributes_of(token.group(), len(name) + 1))
+                    elif len(elsewhere) < limit:
+                        reference = _image_reference(name, attributes_of(data[at:end], len(name) + 1))
                         if reference:
-                            self.elsewhere.append(reference)
+                            elsewhere.append(reference)
                     continue
-                if name in _RAW_TEXT_NAMES:
-                    position = skip_text(data, name.decode("latin-1"), position, True)[1]
+                if kind in _PASSED_KINDS:
                     continue
-                if name == b"plaintext":
+                raw = _RAW_KINDS.get(kind)
+                if raw is not None:
+                    position = skip_text(data, raw, end, True)[1]
+                    continue
+                if kind == "plaintext":
                     return
-                if name == b"template":
+                if kind == "template":
                     templates += 1
+                    continue
+                if kind == "end_template":
+                    templates = max(0, templates - 1)
+                    continue
+                if kind == "inner_end" or kind in _CONTENT_END_KINDS:
+                    # End tags count inside templates too: only </template> closes one.
+                    if open_elements and (kind == "inner_end" or _CONTENT_END_KINDS[kind] == open_elements[-1][0]):
+                        open_elements[-1][1] -= 1
+                        if open_elements[-1][1] == 0:
+                            open_elements.pop()
                     continue
                 if templates:
                     continue
-                if name in (b"main", b"article") or (
-                    name in (b"div", b"section") and _marks_content_quickly(token.group())
-                ):
+                if kind in _CONTENT_KINDS or _marks_content_quickly(data[at:end]):
                     if open_elements:
                         holds_other.add(open_elements[-1][2])
                     number += 1
-                    open_elements.append([name, 1, number])
+                    # A <main> or <article>, another <div> or <section>, or one of the innermost's kind.
+                    opened_name = _CONTENT_KINDS.get(kind) or _MAYBE_KINDS.get(kind) or open_elements[-1][0]
+                    open_elements.append([opened_name, 1, number])
                     self.has_content = True
-                elif open_elements and name == open_elements[-1][0]:
+                elif kind == "inner":
                     open_elements[-1][1] += 1
         finally:
             self.steps = steps
             self.content = [reference for element, reference in content if element not in holds_other]
 
 
-def _quick_run_end(data: bytes, lowered: bytes, position: int, until: int, innermost: bytes | None) -> int:
-    """Where the tokens _BODY_RUN would pass over end, from ``position`` (in
-    data state) up to ``until``: at the next token the body reader stops at, at a
-    construct left open before ``until`` (which the tokenizer then reads), or at
-    ``until``. ``lowered`` is ``data`` in lower case.
+# The kinds of the start tags the body reader acts on, as the tokenizer reads them.
+_START_KINDS = {
+    **{name: kind for kind, name in _IMAGE_KINDS.items()},
+    **{name.encode(): kind for kind, name in _RAW_KINDS.items()},
+    **{name: kind for kind, name in _CONTENT_KINDS.items()},
+    **{name: kind for kind, name in _MAYBE_KINDS.items()},
+    b"plaintext": "plaintext",
+    b"template": "template",
+}
 
-    Up to ``until`` every construct but a comment ends at its first ">", so a stop
-    found in the bytes is a token unless a construct opened after the last ">"
-    before it, and is still open there; comments are stops, passed over whole.
-    ``innermost`` names the innermost content element open (None: none is)."""
-    body_stop = _BODY_STOPS.get(innermost, _BODY_STOPS[None])
-    while True:
-        stop = body_stop.search(lowered, position, until)
-        end = stop.start() if stop else until
-        after = lowered.rfind(b">", position, end) + 1 or position
-        opened = _OPENS.search(lowered, after, end)
-        if opened is not None:
-            # The stop is inside the construct opened: it ends at the next ">".
-            close = lowered.find(b">", end, until)
-            if close < 0:
-                return opened.start()
-            position = close + 1
-            continue
-        if stop is None:
-            return end
-        if stop.lastgroup is not None:
-            if stop.lastgroup not in _MAYBE_GROUPS:
-                return end  # it nests in or closes the innermost content element
-            # Another <div> or <section>: only a start tag that marks a content element counts.
-            close = lowered.find(b">", end, until)
-            if close < 0:
-                return end  # left open before until: the tokenizer reads it
-            if not _may_mark_content(lowered[end:close]):
-                position = close + 1
-                continue
-            return end
-        if not lowered.startswith(b"<!--", end):
-            return end
-        comment = _COMMENT_ONLY.match(data, end, until)
-        if comment is None:
-            return end  # left open before until: the tokenizer reads it
-        position = comment.end()
+
+def _token_kind(token: re.Match[bytes], innermost: bytes | None) -> tuple[str, int, int]:
+    """A token read by the tokenizer as the quick reading's stop it is: its kind
+    (empty for one the reader does not act on), start and end."""
+    kind = ""
+    if token.lastgroup == "end":
+        name = token.group("end_name").lower()
+        kind = "end_template" if name == b"template" else "inner_end" if name == innermost else ""
+    elif token.lastgroup == "start":
+        name = token.group("name").lower()
+        kind = "inner" if name == innermost and name in _MAYBE_NAMES else _START_KINDS.get(name, "")
+    return kind, token.start(), token.end()
 
 
 def _may_mark_content(lowered_tag: bytes) -> bool:

@@ -599,6 +599,28 @@ _BODY_PIECES = [
     '<div title="a<b" class="body">',
     "<section data-main=1>",
     "<div class=md-content__inner>",
+    # What a head holds (a reading from a page's start passes over it in one run),
+    # and raw text holding what would be a stop outside it.
+    "<!doctype html>",
+    "<html lang=en>",
+    "<head>",
+    "</head>",
+    "<meta charset=utf-8>",
+    "<link rel=icon href=f{n}.png>",
+    "<title>",
+    "</title>",
+    "<style>",
+    "</style >",
+    "<SCRIPT>",
+    "</Script >",
+    "<script>a<img src=j{n}.png>",
+    "<script><!--",
+    "<xmp>",
+    "</xmp>",
+    "<plaintext>",
+    "</main >",
+    "<main/>",
+    "</template >",
 ]
 
 
