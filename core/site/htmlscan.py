@@ -467,12 +467,29 @@ _CONTENT_WORDS = tuple(sorted(word.encode() for word in {*CONTENT_CLASSES, *CONT
 _MAYBE_CONTENT_TAGS = b"div|section"
 #: The elements an image is taken from: <img>, SVG's <image>, <source> (in a <picture>).
 IMAGE_ELEMENTS = (b"img", b"image", b"source")
-_ALWAYS_STOP_TAGS = b"|".join(
-    (*IMAGE_ELEMENTS, b"main", b"article", b"template", b"plaintext", *sorted(n.encode() for n in RAW_TEXT_ELEMENTS))
-)
-_ALWAYS_STOP_END_TAGS = b"main|article|template"
-_BODY_TAGS = _ALWAYS_STOP_TAGS + b"|" + _MAYBE_CONTENT_TAGS
-_BODY_END_TAGS = _ALWAYS_STOP_END_TAGS + b"|" + _MAYBE_CONTENT_TAGS
+# The kinds of the stops the body reader acts on (their group names in the quick
+# reading's search), and the element names they stand for.
+_IMAGE_KINDS = {name.decode(): name for name in IMAGE_ELEMENTS}
+_CONTENT_KINDS = {"main": b"main", "article": b"article"}
+_CONTENT_END_KINDS = {"end_main": b"main", "end_article": b"article"}
+_RAW_KINDS = {"raw_" + name: name for name in RAW_TEXT_ELEMENTS}
+_MAYBE_KINDS = {"maybe_" + name.decode(): name for name in _MAYBE_CONTENT_TAGS.split(b"|")}
+_MAYBE_NAMES = frozenset(_MAYBE_KINDS.values())
+# Stops passed over whole: a comment, a raw-text or RCDATA element.
+_PASSED_KINDS = frozenset({"comment", *("whole_" + name for name in RAW_TEXT_ELEMENTS)})
+# The kinds of the start tags the body reader acts on, as the tokenizer reads them.
+_START_KINDS = {
+    **{name: kind for kind, name in _IMAGE_KINDS.items()},
+    **{name.encode(): kind for kind, name in _RAW_KINDS.items()},
+    **{name: kind for kind, name in _CONTENT_KINDS.items()},
+    **{name: kind for kind, name in _MAYBE_KINDS.items()},
+    b"plaintext": "plaintext",
+    b"template": "template",
+}
+# The same stops for the tokenizer's run (past a quoted ">"): every start tag a
+# kind names, and the end tags of the content elements, <template>, <div> and <section>.
+_BODY_TAGS = b"|".join(sorted(_START_KINDS))
+_BODY_END_TAGS = b"|".join(sorted({*_CONTENT_KINDS.values(), b"template", *_MAYBE_NAMES}))
 # A run of tokens the body reader passes over whole: text, comments, bogus
 # comments, start tags of other elements and end tags of other elements, each
 # tag read to its ">" by the tokenizer's attribute states (a ">" in a quoted value
@@ -509,15 +526,6 @@ _BODY_RUN = deferred(
 # A tag's rest in the simple reading: to its first ">", or to the boundary when it
 # is left open there (the stop is then handed to the tokenizer).
 _QUICK_TAG_REST = _NAME_END + rb"[^>]*+>?"
-#: The stops' kinds (group names) for the image elements, and the names they read.
-_IMAGE_KINDS = {name.decode(): name for name in IMAGE_ELEMENTS}
-_CONTENT_KINDS = {"main": b"main", "article": b"article"}
-_CONTENT_END_KINDS = {"end_main": b"main", "end_article": b"article"}
-_RAW_KINDS = {"raw_" + name: name for name in RAW_TEXT_ELEMENTS}
-_MAYBE_KINDS = {"maybe_" + name.decode(): name for name in _MAYBE_CONTENT_TAGS.split(b"|")}
-_MAYBE_NAMES = frozenset(_MAYBE_KINDS.values())
-# Stops passed over whole: a comment, a raw-text or RCDATA element.
-_PASSED_KINDS = frozenset({"comment", *("whole_" + name for name in RAW_TEXT_ELEMENTS)})
 
 
 def _quick_stops(innermost: bytes | None) -> re.Pattern[bytes]:
@@ -806,17 +814,6 @@ class BodyImages:
         finally:
             self.steps = steps
             self.content = [reference for element, reference in content if element not in holds_other]
-
-
-# The kinds of the start tags the body reader acts on, as the tokenizer reads them.
-_START_KINDS = {
-    **{name: kind for kind, name in _IMAGE_KINDS.items()},
-    **{name.encode(): kind for kind, name in _RAW_KINDS.items()},
-    **{name: kind for kind, name in _CONTENT_KINDS.items()},
-    **{name: kind for kind, name in _MAYBE_KINDS.items()},
-    b"plaintext": "plaintext",
-    b"template": "template",
-}
 
 
 def _token_kind(token: re.Match[bytes], innermost: bytes | None) -> tuple[str, int, int]:
