@@ -278,7 +278,7 @@ def _check_chunk(checker: _FolderChecker, names: list[str], first: int) -> _Chec
     EntryWriter's). One read of the page's first FIRST_READ bytes serves its
     file time and its head: a page it holds whole that holds none of the words
     the checks look for needs no reading of its head as a browser reads it,
-    only its head's end found for the images it shows (htmlcheck.quiet_facts);
+    only the images it shows read, from its start (htmlcheck.quiet_facts);
     another one's head is read on from there. The
     other pages (and those under other names) go through select_page.
     """

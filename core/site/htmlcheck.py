@@ -713,8 +713,8 @@ def quiet_facts(page: bytes, url: str, markers: tuple[bytes, ...], images: bool)
     """What :func:`inspect_built_page` finds in the page published at ``url``,
     all of whose bytes are ``page``, for the checks whose :func:`head_markers`
     are ``markers`` (and ``images``), when its words say nothing to those checks:
-    no facts at all, or only the images it shows (its head's end found, no tag
-    of it read). None when its head must be read as a browser reads it.
+    no facts at all, or only the images it shows (read from the page's start,
+    no tag of its head read). None when its head must be read as a browser reads it.
 
     Whatever the head's end, its bytes are among the page's: a page holding
     none of the words holds none in its head; one whose one ``canonical`` is a

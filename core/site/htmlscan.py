@@ -79,7 +79,12 @@ def _attributes() -> bytes:
 
 # A comment: "<!-->" and "<!--->" are whole comments; else it ends at the first
 # "-->" or "--!>" (the comment end states).
-_COMMENT = rb"<!--(?:-?>|" + _atomic(rb"(?:[^-]+|-(?!-!?>))*") + rb"--!?>)"
+def _comment_rest() -> bytes:
+    """What follows a comment's "<!--" up to its end (a fresh atomic group each call)."""
+    return rb"(?:-?>|" + _atomic(rb"(?:[^-]+|-(?!-!?>))*") + rb"--!?>)"
+
+
+_COMMENT = rb"<!--" + _comment_rest()
 _OPEN_COMMENT = rb"<!--(?:-?>|" + _atomic(rb"(?:[^-]+|-(?!-!?>))*") + rb"(?:--!?>)?)"
 # "<!DOCTYPE ...>", "<?xml ...?>", "<![CDATA[" outside SVG and MathML, and "</"
 # not followed by a letter are read up to the first ">" (a bogus comment).
@@ -96,8 +101,11 @@ def _raw_text(name: str) -> bytes:
     return _atomic(rb"(?:[^<]+|<(?!/" + _ci(name) + rb"[\t\n\f\r />]))*")
 
 
-# Start tags of void elements a head holds.
-_HEAD_VOID = _ci("meta|link|base(?:font)?|bgsound")
+# Start tags of void elements a head holds, and the elements with text a plain
+# head holds besides its scripts.
+_HEAD_VOID_NAMES = ("meta", "link", "base", "basefont", "bgsound")
+_HEAD_VOID = _ci("|".join(_HEAD_VOID_NAMES))
+_HEAD_TEXT_ELEMENTS = ("title", "style", "noframes")
 
 
 def _plain_tokens(attributes: Callable[[], bytes], named: bool = True) -> tuple[bytes, ...]:
@@ -123,9 +131,7 @@ def _plain_tokens(attributes: Callable[[], bytes], named: bool = True) -> tuple[
         _BOGUS,
         rb"<" + _ci("html|head") + _NAME_END + attributes() + rb">",
         rb"</(?!" + _ci("head|body|html|br|template") + _NAME_END + rb")[A-Za-z][^\t\n\f\r />]*" + attributes() + rb">",
-        element_with_text("title", _raw_text("title")),
-        element_with_text("style", _raw_text("style")),
-        element_with_text("noframes", _raw_text("noframes")),
+        *(element_with_text(name, _raw_text(name)) for name in _HEAD_TEXT_ELEMENTS),
         group(b"script")
         + rb"<"
         + _ci("script")
@@ -528,6 +534,14 @@ _BODY_RUN = deferred(
 _QUICK_TAG_REST = _NAME_END + rb"[^>]*+>?"
 
 
+def _simple_text(name: bytes) -> bytes:
+    """The text of the raw-text or RCDATA element ``name`` (lower case) up to its
+    end tag, in the simple reading: it ends at the first "</name"; a script's
+    only while no "<!--" comes before it (the escape states: skip_text reads those)."""
+    other = rb"<(?!/" + name + _NAME_END + (rb"|!--)" if name == b"script" else rb")")
+    return rb"[^<]*+(?:" + other + rb"[^<]*+)*+"
+
+
 def _quick_stops(innermost: bytes | None) -> re.Pattern[bytes]:
     """The stops while ``innermost`` is the innermost content element open: a
     search from a ">", and a match at a position in text.
@@ -541,8 +555,7 @@ def _quick_stops(innermost: bytes | None) -> re.Pattern[bytes]:
     own = innermost if innermost in (b"div", b"section") else None
     words = b"|".join(re.escape(word) for word in _CONTENT_WORDS)
     may_mark = _NAME_END + rb"(?=" + any_byte_but(b"<>") + rb"*(?:" + words + rb"|<))"
-    comment_rest = rb"(?:-?>|" + _atomic(rb"(?:[^-]+|-(?!-!?>))*") + rb"--!?>)"
-    stops = {b"!--": rb"(?:" + comment_rest + rb"(?P<comment>)|(?P<open_comment>))"}
+    stops = {b"!--": rb"(?:" + _comment_rest() + rb"(?P<comment>)|(?P<open_comment>))"}
     for kind, name in {**_IMAGE_KINDS, **_CONTENT_KINDS}.items():
         stops[name] = _QUICK_TAG_REST + rb"(?P<" + kind.encode() + rb">)"
     for kind, name in _CONTENT_END_KINDS.items():
@@ -552,12 +565,8 @@ def _quick_stops(innermost: bytes | None) -> re.Pattern[bytes]:
     stops[b"plaintext"] = _NAME_END + rb"(?P<plaintext>)"
     for kind, raw_name in _RAW_KINDS.items():
         word = raw_name.encode()
-        # The element whole where its text ends before the boundary: raw text and
-        # RCDATA end at their end tag; a script's at its first "</script" only
-        # while no "<!--" comes before it (the escape states).
-        other = rb"<(?!/" + word + _NAME_END + (rb"|!--)" if raw_name == "script" else rb")")
-        text = rb"[^<]*+(?:" + other + rb"[^<]*+)*+"
-        whole = rb">" + text + rb"</" + word + _NAME_END + rb"[^>]*+>(?P<whole_" + word + rb">)"
+        # The element whole where its text ends before the boundary.
+        whole = rb">" + _simple_text(word) + rb"</" + word + _NAME_END + rb"[^>]*+>(?P<whole_" + word + rb">)"
         stops[word] = _NAME_END + rb"[^>]*+(?:" + whole + rb"|>?(?P<" + kind.encode() + rb">))"
     for kind, name in _MAYBE_KINDS.items():
         if name == own:
@@ -577,15 +586,13 @@ def _head_pass() -> re.Pattern[bytes]:
     other than </template>. A reader starting at a page's start passes over its
     head in one run instead of a stop at each of its scripts."""
     tag_rest = _NAME_END + rb"[^>]*+>"
-    tokens = {
-        name: tag_rest for name in (b"html", b"head", b"body", b"meta", b"link", b"base", b"basefont", b"bgsound")
-    }
-    tokens[b"!"] = rb"(?:--(?:-?>|" + _atomic(rb"(?:[^-]+|-(?!-!?>))*") + rb"--!?>)|(?!--)[^>]*+>)"
+    tokens = {name.encode(): tag_rest for name in ("html", "head", "body", *_HEAD_VOID_NAMES)}
+    tokens[b"!"] = rb"(?:--" + _comment_rest() + rb"|(?!--)[^>]*+>)"
     tokens[b"?"] = rb"[^>]*+>"
     tokens[b"/"] = rb"(?!template" + _NAME_END + rb")[^>]*+>"
-    for name in (b"title", b"style", b"noframes", b"script"):
-        other = rb"<(?!/" + name + _NAME_END + (rb"|!--)" if name == b"script" else rb")")
-        tokens[name] = tag_rest + rb"[^<]*+(?:" + other + rb"[^<]*+)*+</" + name + tag_rest
+    for name in (*_HEAD_TEXT_ELEMENTS, "script"):
+        word = name.encode()
+        tokens[word] = tag_rest + _simple_text(word) + rb"</" + word + tag_rest
     return deferred(_possessive(rb"(?:[\t\n\f\r ]++|<" + word_trie(tokens) + rb")*+"))
 
 
