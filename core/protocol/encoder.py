@@ -334,14 +334,15 @@ class EntryWriter:
         encoded absolute URL an ``<image:loc>`` holds, by the rules of ``<loc>``
         (images may be on other hosts, so out of scope is no reason to leave one
         out); None when it names no http(s) URL."""
-        scheme = _URI_SCHEME.match(reference)
-        if scheme is not None and scheme.group(1).lower() not in WEB_SCHEMES:
-            return None  # data:, blob:, javascript:
+        if not reference.startswith(WEB_URL_STARTS):
+            scheme = _URI_SCHEME.match(reference)
+            if scheme is not None and scheme.group(1).lower() not in WEB_SCHEMES:
+                return None  # data:, blob:, javascript:
         target = resolve_web_reference(page_loc, reference.strip())
         if target is None:
             return None
         try:
-            url = self._href(target)
+            url = self._encoded(target)  # an http(s) URL
         except UrlError:
             return None
         return url if is_web_url(url) and len(url) <= MAX_LOC_LENGTH else None
@@ -359,10 +360,14 @@ class EntryWriter:
         scheme = _URI_SCHEME.match(href)
         if scheme is not None and scheme.group(1).lower() not in WEB_SCHEMES:
             return ""
+        return self._encoded(href)
+
+    def _encoded(self, url: str) -> str:
+        """A URL, encoded: as a loc where the sitemap's scope holds it."""
         try:
-            return self.scope.loc(href)
+            return self.scope.loc(url)
         except OutOfScope:
-            return encode_url(href)
+            return encode_url(url)
 
 
 _URL_CLOSE = URL_CLOSE.encode("ascii")

@@ -431,7 +431,7 @@ def resolve_web_reference(base: str, reference: str) -> str | None:
     A URL that is unparsable or not a web address ("mailto:", "javascript:") is
     one crawlers pass over, so it counts as absent.
     """
-    if _PLAIN_ABSOLUTE.match(reference):
+    if reference.startswith(WEB_URL_STARTS) and _PLAIN_ABSOLUTE.match(reference):
         return reference
     origin = _plain_origin(base)
     if origin is not None:
@@ -518,16 +518,10 @@ class Scope:
         Raises :class:`OutOfScope` for URLs the sitemap may not list and
         :class:`UrlError` for URLs that can never be written.
         """
-        if _is_plain_path(url):
-            # The most common case of all, a clean relative path: the branch
-            # below for it without its checks, each of which it passes.
-            loc = self.prefix + url
-            if len(loc) > MAX_LOC_LENGTH:
-                raise OutOfScope("too long")
-            return loc
         if url.startswith(self.prefix):
             # Already absolute and in scope (adapters often hand such URLs, and
-            # build_site hands its own): encode the rest, skip the parsing.
+            # build_site hands its own, as do a page's images): encode the rest,
+            # skip the parsing. (No plain path starts so: it holds no ":".)
             rest = url[len(self.prefix) :]
             if _is_plain_path(rest):
                 if len(url) > MAX_LOC_LENGTH:
@@ -538,6 +532,13 @@ class Scope:
                 if len(loc) > MAX_LOC_LENGTH:
                     raise OutOfScope("too long")
                 return loc
+        elif _is_plain_path(url):
+            # The most common case of all, a clean relative path: the branch
+            # below for it without its checks, each of which it passes.
+            loc = self.prefix + url
+            if len(loc) > MAX_LOC_LENGTH:
+                raise OutOfScope("too long")
+            return loc
         if _SCHEME.match(url) is None:
             if _CONTROL.search(url):
                 raise UrlError(f"{url!r} contains control characters (tabs, line breaks...)")

@@ -69,12 +69,27 @@ def _possessive(pattern: bytes) -> bytes:
 # quotes delimit a value only right after "=", an unquoted value ends at
 # whitespace or ">", a "<" or a quote elsewhere is part of a name. A quoted value
 # left open runs to the end of the data, as it does in a browser.
-def _attributes() -> bytes:
-    return _atomic(
-        rb"(?:[\t\n\f\r /]+"
-        rb"|[^\t\n\f\r />][^\t\n\f\r />=]*"
-        rb"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?)*"
+_ATTRIBUTE_NAME = rb"[^\t\n\f\r />][^\t\n\f\r />=]*"
+
+
+def _attribute_value(capture: bool = False) -> bytes:
+    """ "=" and an attribute's value, double-quoted, single-quoted or unquoted;
+    ``capture``: each form's text a group of its own."""
+    text = rb"(" if capture else rb"(?:"
+    return (
+        rb"[\t\n\f\r ]*=[\t\n\f\r ]*(?:\""
+        + text
+        + rb"[^\"]*)\"?|'"
+        + text
+        + rb"[^']*)'?|"
+        + text
+        + rb"[^\t\n\f\r >]*))"
     )
+
+
+def _attributes(guard: bytes = b"") -> bytes:
+    """The attributes, each name where ``guard`` (a lookahead) holds."""
+    return _atomic(rb"(?:[\t\n\f\r /]+|" + guard + _ATTRIBUTE_NAME + rb"(?:" + _attribute_value() + rb")?)*")
 
 
 # A comment: "<!-->" and "<!--->" are whole comments; else it ends at the first
@@ -603,9 +618,10 @@ _QUICK_STOPS.update({name: _QUICK_STOPS[None] for name in _CONTENT_KINDS.values(
 _OPENS = deferred(rb"<[A-Za-z!?/]")
 # One attribute of a start tag: its name, and its value (double-quoted,
 # single-quoted or unquoted), as the tokenizer reads them.
-_ATTRIBUTE = deferred(
-    rb"([^\t\n\f\r /=>][^\t\n\f\r /=>]*)(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"([^\"]*)\"?|'([^']*)'?|([^\t\n\f\r >]*)))?"
-)
+_ATTRIBUTE = deferred(rb"(" + _ATTRIBUTE_NAME + rb")(?:" + _attribute_value(capture=True) + rb")?")
+# A start tag's attributes after its name up to its first "src" and that one's
+# value (its form's group the last): an <img>'s reference where it has no srcset.
+_FIRST_SRC = deferred(_attributes(guard=rb"(?!(?i:src)[\t\n\f\r /=>])") + rb"(?i:src)" + _attribute_value(capture=True))
 _TAG_NAME = deferred(rb"</?[^\t\n\f\r />]*")
 #: The longest ``srcset`` read: a real one is a few hundred bytes; the rest of a
 #: longer one is passed over (a hostile one costs no more than this).
@@ -777,11 +793,11 @@ class BodyImages:
                     if open_elements:
                         if len(content) >= limit:
                             return  # enough content images: the rest cannot be listed
-                        reference = _image_reference(name, attributes_of(data[at:end], len(name) + 1))
+                        reference = _image_reference(name, data, at, end, lowered)
                         if reference:
                             content.append((open_elements[-1][2], reference))
                     elif len(elsewhere) < limit:
-                        reference = _image_reference(name, attributes_of(data[at:end], len(name) + 1))
+                        reference = _image_reference(name, data, at, end, lowered)
                         if reference:
                             elsewhere.append(reference)
                     continue
@@ -853,7 +869,17 @@ def _marks_content(attributes: dict[bytes, bytes]) -> bool:
     return attributes.get(b"id", b"").strip().decode("latin-1") in CONTENT_IDS
 
 
-def _image_reference(name: bytes, attributes: dict[bytes, bytes]) -> bytes | None:
+def _image_reference(name: bytes, data: bytes, at: int, end: int, lowered: bytes) -> bytes | None:
+    """The reference of the image tag ``name`` at ``data[at:end]`` (``lowered``:
+    ``data`` in lower case, or empty)."""
+    if name == b"img" and lowered and lowered.find(b"srcset", at, end) < 0:
+        # No srcset: the first src is the reference (most images), the rest of
+        # the tag not read.
+        src = _FIRST_SRC.match(data, at + 4, end)
+        if src is not None:
+            start, stop = src.span(src.lastindex or 0)  # one of the value's forms matched
+            return data[start:stop] or None
+    attributes = attributes_of(data[at:end], len(name) + 1)
     if name == b"source":
         srcset = attributes.get(b"srcset")
         return _largest(srcset) if srcset else None

@@ -621,6 +621,20 @@ _BODY_PIECES = [
     "</main >",
     "<main/>",
     "</template >",
+    # An <img> without a srcset has its first src read on its own: every way the
+    # tokenizer may read a tag's attributes before it and its value.
+    '<img alt="src=x{n}" src="g{n}.png">',
+    "<img src alt=x src=h{n}.png>",
+    '<img =src="k{n}.png">',
+    '<img data-src="l{n}.png" src="m{n}.png" srcset="n{n}.png 2x">',
+    "<img src = 'o{n}.png'>",
+    '<img src="">',
+    "<img src>",
+    "<img ",
+    " src=p{n}.png",
+    ' SRC="s{n}.png"',
+    " srcset='r{n}.png 3w'",
+    " alt=src",
 ]
 
 
@@ -646,6 +660,8 @@ def test_the_quick_reading_of_any_body_is_the_full_tokenizers(pieces: list[str])
         (b'<img src = "a b.png"/>', {b"src": b"a b.png"}),
         (b"<img src='x\"y'>", {b"src": b'x"y'}),
         (b'<img src="open', {b"src": b"open"}),
+        # A name may start with "=" (a parse error the tokenizer reads on from).
+        (b'<img =src="x">', {b"=src": b"x"}),
     ],
 )
 def test_a_tags_attributes_are_read_as_the_tokenizer_reads_them(tag: bytes, expected: dict) -> None:
