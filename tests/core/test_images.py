@@ -501,7 +501,8 @@ def test_sitemapkit_build_on_a_static_folder(tmp_path: Path, flag: str | None) -
         SITE + "about.html": [],
         SITE + "contact.html": [],
         # SVG <image xlink:href>; data:, blob: and javascript: are not listed; the
-        # logo is on every page: chrome.
+        # logo is on every page: chrome. An <img> shows its first src, whatever the
+        # attributes before it hold; one whose "src" follows a "=" has none.
         SITE + "gallery.html": [SITE + "img/drawing.png", SITE + "img/photo.png"],
     }
     assert "4 URLs, 4 images in" in done.stdout
