@@ -618,6 +618,14 @@ _BODY_PIECES = [
     "<script><!--",
     "<xmp>",
     "</xmp>",
+    # Raw-text elements rare in a body, which stop the quick reading's search and
+    # are passed by skip_text (only <script> and <style> are passed inside it).
+    "<iframe>a<img src=t{n}.png>",
+    "</iframe>",
+    "<noembed>",
+    "</noembed >",
+    "<NoFrames>",
+    "</noframes>",
     "<plaintext>",
     "</main >",
     "<main/>",
