@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import os
 import re
 import shutil
@@ -181,9 +182,11 @@ class TaskError(Exception):
 
 
 # setuptools' note on every editable install of a package whose folder has another
-# name (sitemapkit is core/): information, not a problem of the project. A filter on
+# name (sitemapkit is core/), and its note that `[tool.setuptools.ext-modules]` (how
+# the compiled body reader is declared without a setup.py) is still experimental
+# (pypa/setuptools#5096): information, not problems of the project. A filter on
 # the message's start needs no import, so it works in pip's build subprocess too.
-_PIP_ENV = {"PYTHONWARNINGS": "ignore:Editable installation"}
+_PIP_ENV = {"PYTHONWARNINGS": "ignore:Editable installation,ignore:`[tool.setuptools.ext-modules]`"}
 
 
 def ensure_env(name: str, extra: list[str] = ()) -> Path:
@@ -283,7 +286,12 @@ def _step(title: str, log: Path, command: list[str]) -> None:
 
 
 def _project_fingerprint() -> str:
-    return (ROOT / "pyproject.toml").read_text()
+    # An editable install maps the Python files to the tree, but builds the
+    # compiled ones once: a change to their sources installs again.
+    compiled = sorted((ROOT / "core").rglob("*.c"))
+    return (ROOT / "pyproject.toml").read_text() + "".join(
+        f"\n{path.name} {hashlib.sha256(path.read_bytes()).hexdigest()}" for path in compiled
+    )
 
 
 _PYTEST_OFF_ROOT = "import sys; del sys.path[0]; import pytest; sys.exit(pytest.main())"

@@ -633,6 +633,41 @@ _ATTRIBUTE = deferred(rb"(" + _ATTRIBUTE_NAME + rb")(?:" + _attribute_value(capt
 # value (its form's group the last): an <img>'s reference where it has no srcset.
 _FIRST_SRC = deferred(_attributes(guard=rb"(?!(?i:src)[\t\n\f\r /=>])") + rb"(?i:src)" + _attribute_value(capture=True))
 _TAG_NAME = deferred(rb"</?[^\t\n\f\r />]*")
+# The body reader's stops found by compiled code, where it was built (see
+# core/site/_bodystops.c): the same stops as the tokenizer's reading, told the
+# names and words here, and answering with an index into _COMPILED_KINDS.
+_COMPILED_KINDS = (
+    *_IMAGE_KINDS,
+    *_CONTENT_KINDS,
+    *_MAYBE_KINDS,
+    "template",
+    "plaintext",
+    "end_template",
+    "inner",
+    "inner_end",
+)
+try:
+    from . import _bodystops
+except ImportError:  # not built (no C compiler where it was installed): the patterns above read the body
+    _bodystops = None  # type: ignore[assignment]
+else:
+    _bodystops.configure(
+        {
+            name: _COMPILED_KINDS.index(kind)
+            for name, kind in _START_KINDS.items()
+            if kind in _COMPILED_KINDS and kind not in _MAYBE_KINDS
+        },
+        {name: _COMPILED_KINDS.index(kind) for kind, name in _MAYBE_KINDS.items()},
+        tuple(sorted(name.encode() for name in RAW_TEXT_ELEMENTS)),
+        _CONTENT_WORDS,
+        b"template",
+        _COMPILED_KINDS.index("end_template"),
+        _COMPILED_KINDS.index("inner"),
+        _COMPILED_KINDS.index("inner_end"),
+    )
+    _next_stop = _bodystops.next_stop
+#: Whether this installation finds the body's stops with compiled code.
+COMPILED_STOPS = _bodystops is not None
 #: The longest ``srcset`` read: a real one is a few hundred bytes; the rest of a
 #: longer one is passed over (a hostile one costs no more than this).
 SRCSET_READ_LIMIT = 16_384
@@ -715,19 +750,30 @@ class BodyImages:
     each tag), the body is read quickly, one search a stop (see _quick_stops),
     a head's plain tokens in one run (see _head_pass); ``quick=False``
     reads it all with the tokenizer, the same images more slowly (for the tests).
+    Where the compiled stops are built (:data:`COMPILED_STOPS`), they find each
+    stop instead, with the tokenizer's rules throughout; ``compiled=False``
+    reads quickly with the patterns all the same (for the tests).
     ``lowered``: ``data`` in lower case, when the caller has it.
     """
 
-    def __init__(self, data: bytes, start: int, limit: int, quick: bool = True, lowered: bytes | None = None) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        start: int,
+        limit: int,
+        quick: bool = True,
+        lowered: bytes | None = None,
+        compiled: bool = True,
+    ) -> None:
         self.content: list[bytes] = []
         self.elsewhere: list[bytes] = []
         #: Whether the page has a content element at all.
         self.has_content = False
         #: Tags read one at a time (the rest are read in runs): a measure of the work.
         self.steps = 0
-        self._read(data, start, limit, quick, lowered)
+        self._read(data, start, limit, quick, lowered, compiled and quick and _bodystops is not None)
 
-    def _read(self, data: bytes, position: int, limit: int, quick: bool, lowered: bytes | None) -> None:
+    def _read(self, data: bytes, position: int, limit: int, quick: bool, lowered: bytes | None, native: bool) -> None:
         size = len(data)
         if position >= size:
             return
@@ -736,6 +782,10 @@ class BodyImages:
         simple_until, quoted_end = (position, position) if quick else (0, size)
         if lowered is None:
             lowered = data.lower() if quick else b""
+        if native:
+            # The compiled reader finds each stop itself, with the tokenizer's
+            # rules throughout: no quoted ">" bounds it and no head run is needed.
+            quick, simple_until, quoted_end = False, 0, size
         # The content elements open around the position: each one's name and how
         # many of its kind are open in it, innermost last. Content elements nest
         # (Material's <main> holds the navigation, with the logo, and .md-content
@@ -755,42 +805,48 @@ class BodyImages:
             position = _HEAD_PASS.match(lowered, position, simple_until).end()  # type: ignore[union-attr]
         try:
             while position < size:
-                if position >= quoted_end:
-                    quoted = _QUOTED_GREATER_THAN.search(data, position)
-                    simple_until, quoted_end = (quoted.start(), quoted.end()) if quoted else (size, size)
                 kind = ""
-                if position < simple_until:
-                    stop = _QUICK_STOPS[open_elements[-1][0] if open_elements else None].search(
-                        lowered, position, simple_until
-                    )
-                    at = stop.start() if stop is not None else simple_until
-                    # A stop is a token unless a construct opened after the last ">"
-                    # before it, and is still open there: then it is inside that.
-                    after = lowered.rfind(b">", position, at) + 1 or position
-                    opened = _OPENS.search(lowered, after, at)
-                    if opened is not None:
-                        close = lowered.find(b">", at, simple_until)
-                        if close >= 0:
-                            position = close + 1
-                            continue
-                        position = opened.start()  # left open at the boundary: the tokenizer reads it
-                    elif stop is None:
-                        position = simple_until
-                        continue  # the boundary: read on in full
-                    else:
-                        kind = stop.lastgroup or ""  # every stop ends in its kind's group
-                        end = stop.end()
-                        if lowered[end - 1] != 62 and kind != "plaintext":
-                            kind, position = "", at  # left open at the boundary: the tokenizer reads it
-                else:
-                    run = _BODY_RUN.match(data, position)
-                    assert run is not None
-                    position = run.end()
-                    if position >= size:
+                if native:
+                    code, at, end = _next_stop(data, position, open_elements[-1][0] if open_elements else None)
+                    if code < 0:
                         return
-                if not kind:
-                    token = next_token(data, position, True)
-                    kind, at, end = _token_kind(token, open_elements[-1][0] if open_elements else None)
+                    kind = _COMPILED_KINDS[code]
+                else:
+                    if position >= quoted_end:
+                        quoted = _QUOTED_GREATER_THAN.search(data, position)
+                        simple_until, quoted_end = (quoted.start(), quoted.end()) if quoted else (size, size)
+                    if position < simple_until:
+                        stop = _QUICK_STOPS[open_elements[-1][0] if open_elements else None].search(
+                            lowered, position, simple_until
+                        )
+                        at = stop.start() if stop is not None else simple_until
+                        # A stop is a token unless a construct opened after the last ">"
+                        # before it, and is still open there: then it is inside that.
+                        after = lowered.rfind(b">", position, at) + 1 or position
+                        opened = _OPENS.search(lowered, after, at)
+                        if opened is not None:
+                            close = lowered.find(b">", at, simple_until)
+                            if close >= 0:
+                                position = close + 1
+                                continue
+                            position = opened.start()  # left open at the boundary: the tokenizer reads it
+                        elif stop is None:
+                            position = simple_until
+                            continue  # the boundary: read on in full
+                        else:
+                            kind = stop.lastgroup or ""  # every stop ends in its kind's group
+                            end = stop.end()
+                            if lowered[end - 1] != 62 and kind != "plaintext":
+                                kind, position = "", at  # left open at the boundary: the tokenizer reads it
+                    else:
+                        run = _BODY_RUN.match(data, position)
+                        assert run is not None
+                        position = run.end()
+                        if position >= size:
+                            return
+                    if not kind:
+                        token = next_token(data, position, True)
+                        kind, at, end = _token_kind(token, open_elements[-1][0] if open_elements else None)
                 steps += 1
                 position = end
                 if not kind:

@@ -214,7 +214,7 @@ def test_cli_build_has_images_and_no_images(tmp_path: Path) -> None:
 
 from sitemapkit import build_site  # noqa: E402
 from sitemapkit.site.htmlcheck import inspect_built_page  # noqa: E402
-from sitemapkit.site.htmlscan import BodyImages, HeadReader, largest_candidate  # noqa: E402
+from sitemapkit.site.htmlscan import COMPILED_STOPS, BodyImages, HeadReader, largest_candidate  # noqa: E402
 
 SHOWN = """<!doctype html><html><head><title>t</title>
 <meta property="og:image" content="/docs/social/{name}.png">
@@ -644,17 +644,95 @@ _BODY_PIECES = [
     ' SRC="s{n}.png"',
     " srcset='r{n}.png 3w'",
     " alt=src",
+    # Comments, bogus comments and the script escapes, each way they end (the
+    # compiled reader reads them byte by byte).
+    "<!--",
+    "-->",
+    "--!>",
+    "<!-->",
+    "<!--->",
+    "<!-- <img src=u{n}.png> -->",
+    "<!x>",
+    "<?php x>",
+    "</1 >",
+    "</",
+    "<script><!--<script>",
+    # Double escaped: the first "</script>" returns to the escape, the second ends it.
+    "<script><!--<script></script><img src=w{n}.png></script>",
+    "</sCrIpt",
+    "<textarea>a</textarea",
+    "<title>a</TITLE",
+    "<article>",
+    "</article>",
+    "<Main>",
+    "</DIV>",
+    "</div>",
+    "</section>",
+    "<div class='md-content'",
+    "<img src='v{n}.png",
 ]
 
+# The readings held to the tokenizer's: the compiled stops (where they were
+# built) and the quick reading's patterns.
+FAST_READINGS = [pytest.param(True, id="compiled"), pytest.param(False, id="patterns")]
 
+
+def test_the_compiled_stops_are_built_where_a_compiler_is() -> None:
+    # The tests run where a C compiler is (a fresh machine has gcc): a build that
+    # skipped the extension must not pass for one that has it.
+    assert COMPILED_STOPS
+
+
+@pytest.mark.parametrize("compiled", FAST_READINGS)
 @settings(max_examples=1000, deadline=None)
-@given(st.lists(st.sampled_from(_BODY_PIECES), max_size=40))
-def test_the_quick_reading_of_any_body_is_the_full_tokenizers(pieces: list[str]) -> None:
-    # Read quickly between quoted ">"s, or all by the tokenizer: the two readings
-    # must find the same images, inside and outside the content.
+@given(pieces=st.lists(st.sampled_from(_BODY_PIECES), max_size=40))
+def test_the_quick_reading_of_any_body_is_the_full_tokenizers(compiled: bool, pieces: list[str]) -> None:
+    # Read quickly (by the compiled stops, or between quoted ">"s by the
+    # patterns), or all by the tokenizer: the readings must find the same
+    # images, inside and outside the content.
     body = b"<body>" + "".join(piece.format(n=number) for number, piece in enumerate(pieces)).encode()
-    quick = BodyImages(body, 0, 100)
+    quick = BodyImages(body, 0, 100, compiled=compiled)
     full = BodyImages(body, 0, 100, quick=False)
+    assert (quick.content, quick.elsewhere, quick.has_content) == (full.content, full.elsewhere, full.has_content)
+
+
+@pytest.mark.parametrize("compiled", FAST_READINGS)
+@pytest.mark.parametrize(
+    ("body", "content", "elsewhere"),
+    [
+        # A content <div> closed by its own end tag, a nested <div> of its kind first.
+        ("<div class=md-content><div><img src=a.png></div></div><img src=b.png>", ["a.png"], ["b.png"]),
+        ("<SECTION id=content><section></section><img src=a.png></SECTION><img src=b.png>", ["a.png"], ["b.png"]),
+        # </main> closes <main>, not an inner <div>; </div> inside <main> closes nothing.
+        ("<main><div></div></div><img src=a.png></main><img src=b.png>", ["a.png"], ["b.png"]),
+        # Templates hide their images, nested; end tags still count inside them.
+        ("<main><template><template></template><img src=t.png></template><img src=a.png></main>", ["a.png"], []),
+        # Raw text and comments hold no images; <plaintext> ends the reading.
+        ("<main><textarea><img src=t.png></textarea><!--<img src=c.png>--><img src=a.png>", ["a.png"], []),
+        ("<img src=a.png><plaintext><img src=b.png>", [], ["a.png"]),
+    ],
+)
+def test_content_elements_open_and_close_as_the_tokenizer_reads_them(
+    compiled: bool, body: str, content: list[str], elsewhere: list[str]
+) -> None:
+    data = b"<body>" + body.encode()
+    for found in (BodyImages(data, 0, 100, compiled=compiled), BodyImages(data, 0, 100, quick=False)):
+        assert ([r.decode() for r in found.content], [r.decode() for r in found.elsewhere]) == (content, elsewhere)
+
+
+# Bytes of markup in any order: a reading of bytes must neither fail nor read
+# past them, whatever they hold.
+_MARKUP_BYTES = [b"<", b">", b"/", b"!", b"-", b"?", b"=", b"'", b'"', b" ", b"\n", b"a", b"img", b"src=x", b"script"]
+_MARKUP_BYTES += [b"div", b"main", b"template", b"textarea", b"body", b"class=", b"\x00", b"\xff"]
+
+
+@pytest.mark.parametrize("compiled", FAST_READINGS)
+@settings(max_examples=500, deadline=None)
+@given(parts=st.lists(st.sampled_from(_MARKUP_BYTES), max_size=60), start=st.integers(0, 8))
+def test_any_bytes_are_read_as_the_tokenizer_reads_them(compiled: bool, parts: list[bytes], start: int) -> None:
+    data = b"".join(parts)
+    quick = BodyImages(data, start, 100, compiled=compiled)
+    full = BodyImages(data, start, 100, quick=False)
     assert (quick.content, quick.elsewhere, quick.has_content) == (full.content, full.elsewhere, full.has_content)
 
 

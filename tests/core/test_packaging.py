@@ -41,6 +41,12 @@ print("ok", sitemapkit.__file__)
 _WARNING = re.compile(r"\b(\w*Warning): (.*)$|^(DEPRECATION: .*)$", re.MULTILINE)
 
 
+_EXT_MODULES_NOTE = (
+    "BuildBackendWarning `[tool.setuptools.ext-modules]` in `pyproject.toml` is still *experimental*"
+    " and likely to change in future releases."
+)
+
+
 def _warnings(output: str) -> list[str]:
     return [" ".join(filter(None, match.groups())) for match in _WARNING.finditer(output)]
 
@@ -79,7 +85,7 @@ def source(tmp_path: Path) -> Path:
     copy.mkdir()
     for name in _SOURCE:
         if (ROOT / name).is_dir():
-            shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
         else:
             shutil.copy2(ROOT / name, copy / name)
     return copy
@@ -103,15 +109,14 @@ def test_install_exposes_only_sitemapkit(
     install = _pip_install(env, *target)
     assert install.returncode == 0, install.stderr[-2000:]
     output = install.stdout + install.stderr
-    if editable:
-        # setuptools' note on every editable install whose package folder has
-        # another name (sitemapkit is core/): information, not a problem of ours;
-        # tests/tasks.py filters it out of its installs.
-        assert set(_warnings(output)) <= {"BuildBackendWarning Editable installation."}, output
-    else:
-        # Nothing to warn about in the packaging: no license table, no data folder
-        # outside the package list.
-        assert _warnings(output) == [], output
+    # Nothing to warn about in the packaging (no license table, no data folder
+    # outside the package list) but setuptools' own notes: that
+    # `[tool.setuptools.ext-modules]`, how the compiled body reader is declared
+    # without a setup.py, is still experimental (pypa/setuptools#5096), and, on
+    # every editable install whose package folder has another name (sitemapkit
+    # is core/), that it is one. tests/tasks.py filters both out of its installs.
+    notes = {_EXT_MODULES_NOTE, *(["BuildBackendWarning Editable installation."] if editable else [])}
+    assert set(_warnings(output)) <= notes, output
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     probe = subprocess.run([str(python), "-c", PROBE], capture_output=True, text=True, cwd=outside)
@@ -126,6 +131,8 @@ def test_install_exposes_only_sitemapkit(
         assert "core" not in top and "plugins" not in top
         assert (Path(site) / "sitemapkit" / "py.typed").exists()
         assert (Path(site) / "sitemapkit" / "plugins" / "sphinx.py").exists()
+        # The compiled body reader is built where a C compiler is, as here.
+        assert list((Path(site) / "sitemapkit" / "site").glob("_bodystops*.so"))
         templates = Path(site) / "sitemapkit" / "templates"
         assert sorted(p.name for p in templates.iterdir()) == ["sitemap.css.j2", "sitemap.xsl.j2"]
     cli = subprocess.run([str(env / "bin" / "sitemapkit"), "--version"], capture_output=True, text=True, cwd=outside)

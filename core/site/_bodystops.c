@@ -1,0 +1,410 @@
+/* The body reader's next stop, compiled: htmlscan.BodyImages' reading of a
+ * page's body with the tokenizer's rules (htmlscan._TOKEN, skip_text), in C.
+ *
+ * Why it exists: the same reading in Python regular expressions costs about
+ * 270,000 instructions on a 3 KB page, most of a `sitemapkit build --images`
+ * (issue 26); this reads a byte in a few. It is optional: where it was not
+ * built, htmlscan reads the body with its own patterns, the same stops.
+ *
+ * What it decides is nothing of its own. htmlscan.configure's call hands it
+ * every name it stops at and every word that may mark a content element, from
+ * the constants htmlscan reads them from; the tests hold its stops to the
+ * tokenizer's on the same pieces the quick reading is held to
+ * (tests/core/test_images.py). The grammar is the HTML standard's tokenizer
+ * as htmlscan writes it:
+ *   - text up to a "<"; a "<" that opens nothing is text;
+ *   - "<!--" a comment: "<!-->" and "<!--->" whole, else to the first "-->" or
+ *     "--!>", or the end of the data;
+ *   - "<!", "<?" and "</" not followed by a letter: a bogus comment, to the
+ *     first ">";
+ *   - "<" or "</" and a letter: a tag, its name up to whitespace, "/" or ">",
+ *     its attributes up to the first ">" outside a quoted value (quotes
+ *     delimit a value only after "=");
+ *   - a raw-text or RCDATA element's text up to its end tag ("</name" and
+ *     whitespace, "/" or ">", then that tag's own ">"), a script's through
+ *     the script data escape states.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#define MAX_NAMES 32
+#define MAX_NAME 16
+#define MAX_WORDS 16
+#define MAX_WORD 32
+
+enum { PLAIN = 0, MAYBE = 1, RAW = 2 };
+
+typedef struct {
+    unsigned char name[MAX_NAME];
+    Py_ssize_t length;
+    int kind; /* an index into htmlscan's kinds, or -1 for raw text */
+    int flags;
+} Name;
+
+static Name starts[MAX_NAMES];
+static int start_count = 0;
+static unsigned char words[MAX_WORDS][MAX_WORD];
+static Py_ssize_t word_lengths[MAX_WORDS];
+static int word_count = 0;
+static unsigned char end_template_name[MAX_NAME];
+static Py_ssize_t end_template_length = 0;
+static int end_template_kind = -1, inner_kind = -1, inner_end_kind = -1;
+static int configured = 0;
+
+static inline int is_space(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+static inline unsigned char lower(unsigned char c) {
+    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+}
+
+static inline int is_letter(unsigned char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* Whether data[at:at+length] is `word` (lower case) in any case. */
+static inline int same_word(const unsigned char *data, Py_ssize_t at, const unsigned char *word, Py_ssize_t length) {
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (lower(data[at + i]) != word[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* Where a tag's attributes end: at its ">" or the end of the data. */
+static Py_ssize_t attributes_end(const unsigned char *data, Py_ssize_t p, Py_ssize_t n) {
+    while (p < n) {
+        unsigned char c = data[p];
+        if (c == '>')
+            return p;
+        if (is_space(c) || c == '/') {
+            p++;
+            continue;
+        }
+        p++; /* a name's first byte: any but whitespace, "/" and ">" ("=" too) */
+        while (p < n && !is_space(data[p]) && data[p] != '/' && data[p] != '>' && data[p] != '=')
+            p++;
+        Py_ssize_t q = p;
+        while (q < n && is_space(data[q]))
+            q++;
+        if (q < n && data[q] == '=') {
+            q++;
+            while (q < n && is_space(data[q]))
+                q++;
+            if (q < n && (data[q] == '"' || data[q] == '\'')) {
+                const unsigned char *close = memchr(data + q + 1, data[q], (size_t)(n - q - 1));
+                p = close ? (close - data) + 1 : n; /* left open: it runs to the end */
+            } else {
+                while (q < n && !is_space(data[q]) && data[q] != '>')
+                    q++;
+                p = q;
+            }
+        }
+    }
+    return n;
+}
+
+/* Where "</name" followed by whitespace, "/" or ">" starts at or after p, or -1. */
+static Py_ssize_t end_tag_at(const unsigned char *data, Py_ssize_t p, Py_ssize_t n, const unsigned char *name,
+                             Py_ssize_t length) {
+    while (p < n) {
+        const unsigned char *open = memchr(data + p, '<', (size_t)(n - p));
+        if (open == NULL)
+            return -1;
+        Py_ssize_t q = open - data;
+        if (q + 2 + length < n && data[q + 1] == '/' && same_word(data, q + 2, name, length)) {
+            unsigned char after = data[q + 2 + length];
+            if (is_space(after) || after == '/' || after == '>')
+                return q;
+        }
+        p = q + 1;
+    }
+    return -1;
+}
+
+static inline int script_tag_at(const unsigned char *data, Py_ssize_t q, Py_ssize_t n, int closing) {
+    /* "<script" or "</script", then whitespace, "/" or ">". */
+    Py_ssize_t name_at = q + 1 + closing;
+    if (name_at + 6 >= n || (closing && data[q + 1] != '/'))
+        return 0;
+    if (!same_word(data, name_at, (const unsigned char *)"script", 6))
+        return 0;
+    unsigned char after = data[name_at + 6];
+    return is_space(after) || after == '/' || after == '>';
+}
+
+/* Where the "</script" ending a script's text starts, or -1 (the script data,
+ * escaped and double escaped states). */
+static Py_ssize_t script_text_end(const unsigned char *data, Py_ssize_t p, Py_ssize_t n) {
+    enum { DATA, ESCAPED, DOUBLE_ESCAPED } state = DATA;
+    while (p < n) {
+        unsigned char c = data[p];
+        if (c == '<') {
+            if (script_tag_at(data, p, n, 1)) {
+                if (state != DOUBLE_ESCAPED)
+                    return p;
+                state = ESCAPED; /* "</script" ends the double escape */
+                p += 8;
+                continue;
+            }
+            if (state == DATA && p + 3 < n && data[p + 1] == '!' && data[p + 2] == '-' && data[p + 3] == '-') {
+                state = ESCAPED; /* its "--" may start the closing "-->" */
+                p += 2;
+                continue;
+            }
+            if (state == ESCAPED && script_tag_at(data, p, n, 0)) {
+                state = DOUBLE_ESCAPED;
+                p += 7;
+                continue;
+            }
+        } else if (c == '-' && state != DATA && p + 2 < n && data[p + 1] == '-' && data[p + 2] == '>') {
+            state = DATA;
+            p += 3;
+            continue;
+        }
+        p++;
+    }
+    return -1;
+}
+
+/* Where the text of raw-text element `name`, started at p, ends with its end tag. */
+static Py_ssize_t skip_text(const unsigned char *data, Py_ssize_t p, Py_ssize_t n, const Name *name) {
+    int script = name->length == 6 && memcmp(name->name, "script", 6) == 0;
+    Py_ssize_t end = script ? script_text_end(data, p, n) : end_tag_at(data, p, n, name->name, name->length);
+    if (end < 0)
+        return n;
+    Py_ssize_t close = attributes_end(data, end + 2 + name->length, n);
+    return close < n ? close + 1 : n; /* an end tag left open: the text runs to the end */
+}
+
+static const Name *start_name(const unsigned char *data, Py_ssize_t at, Py_ssize_t length) {
+    if (length > MAX_NAME)
+        return NULL;
+    for (int i = 0; i < start_count; i++) {
+        if (starts[i].length == length && same_word(data, at, starts[i].name, length))
+            return &starts[i];
+    }
+    return NULL;
+}
+
+static int may_mark_content(const unsigned char *data, Py_ssize_t at, Py_ssize_t end) {
+    for (int w = 0; w < word_count; w++) {
+        Py_ssize_t length = word_lengths[w];
+        for (Py_ssize_t p = at; p + length <= end; p++) {
+            if (lower(data[p]) == words[w][0] && same_word(data, p, words[w], length))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *stop(int kind, Py_ssize_t at, Py_ssize_t end) {
+    return Py_BuildValue("(inn)", kind, at, end);
+}
+
+static PyObject *next_stop(PyObject *self, PyObject *args) {
+    Py_buffer buffer;
+    Py_ssize_t p;
+    PyObject *innermost;
+    if (!PyArg_ParseTuple(args, "y*nO", &buffer, &p, &innermost))
+        return NULL;
+    if (!configured) {
+        PyBuffer_Release(&buffer);
+        PyErr_SetString(PyExc_RuntimeError, "configure() was not called");
+        return NULL;
+    }
+    const unsigned char *inner = NULL;
+    Py_ssize_t inner_length = 0;
+    if (innermost != Py_None) {
+        if (!PyBytes_Check(innermost)) {
+            PyBuffer_Release(&buffer);
+            PyErr_SetString(PyExc_TypeError, "innermost: bytes or None");
+            return NULL;
+        }
+        inner = (const unsigned char *)PyBytes_AS_STRING(innermost);
+        inner_length = PyBytes_GET_SIZE(innermost);
+    }
+    const unsigned char *data = buffer.buf;
+    Py_ssize_t n = buffer.len;
+    int kind = -1;
+    Py_ssize_t at = n, end = n;
+    if (p < 0)
+        p = 0;
+    while (p < n) {
+        const unsigned char *open = memchr(data + p, '<', (size_t)(n - p));
+        if (open == NULL)
+            break;
+        Py_ssize_t q = open - data;
+        if (q + 1 >= n)
+            break; /* a "<" ending the data is text */
+        unsigned char c = data[q + 1];
+        if (c == '!' && q + 3 < n && data[q + 2] == '-' && data[q + 3] == '-') {
+            Py_ssize_t s = q + 4;
+            if (s < n && data[s] == '>') {
+                p = s + 1;
+                continue;
+            }
+            if (s + 1 < n && data[s] == '-' && data[s + 1] == '>') {
+                p = s + 2;
+                continue;
+            }
+            p = n;
+            for (Py_ssize_t r = s; r < n;) {
+                const unsigned char *dash = memchr(data + r, '-', (size_t)(n - r));
+                if (dash == NULL)
+                    break;
+                r = dash - data;
+                if (r + 2 < n && data[r + 1] == '-') {
+                    if (data[r + 2] == '>') {
+                        p = r + 3;
+                        break;
+                    }
+                    if (r + 3 < n && data[r + 2] == '!' && data[r + 3] == '>') {
+                        p = r + 4;
+                        break;
+                    }
+                }
+                r++;
+            }
+            continue;
+        }
+        if (c == '!' || c == '?' || (c == '/' && (q + 2 >= n || !is_letter(data[q + 2])))) {
+            const unsigned char *close = memchr(data + q + 2, '>', (size_t)(n - q - 2 > 0 ? n - q - 2 : 0));
+            p = close ? (close - data) + 1 : n;
+            continue;
+        }
+        int closing = c == '/';
+        Py_ssize_t name_at = q + 1 + closing;
+        if (!is_letter(data[name_at])) {
+            p = q + 1; /* text */
+            continue;
+        }
+        Py_ssize_t name_end = name_at + 1;
+        while (name_end < n && !is_space(data[name_end]) && data[name_end] != '/' && data[name_end] != '>')
+            name_end++;
+        Py_ssize_t close = attributes_end(data, name_end, n);
+        Py_ssize_t tag_end = close < n ? close + 1 : n;
+        Py_ssize_t length = name_end - name_at;
+        p = tag_end;
+        if (closing) {
+            if (length == end_template_length && same_word(data, name_at, end_template_name, length)) {
+                kind = end_template_kind;
+            } else if (inner != NULL && length == inner_length && same_word(data, name_at, inner, length)) {
+                kind = inner_end_kind;
+            } else {
+                continue;
+            }
+            at = q;
+            end = tag_end;
+            break;
+        }
+        const Name *name = start_name(data, name_at, length);
+        if (name == NULL)
+            continue;
+        if (name->flags == RAW) {
+            p = skip_text(data, tag_end, n, name);
+            continue;
+        }
+        if (name->flags == MAYBE) {
+            if (inner != NULL && length == inner_length && same_word(data, name_at, inner, length)) {
+                kind = inner_kind;
+            } else if (may_mark_content(data, q, tag_end)) {
+                kind = name->kind;
+            } else {
+                continue;
+            }
+        } else {
+            kind = name->kind;
+        }
+        at = q;
+        end = tag_end;
+        break;
+    }
+    PyBuffer_Release(&buffer);
+    return stop(kind, at, end);
+}
+
+static int copy_name(PyObject *bytes, unsigned char *into, Py_ssize_t limit, Py_ssize_t *length) {
+    if (!PyBytes_Check(bytes) || PyBytes_GET_SIZE(bytes) == 0 || PyBytes_GET_SIZE(bytes) > limit) {
+        PyErr_SetString(PyExc_ValueError, "a name: non-empty bytes, short");
+        return -1;
+    }
+    *length = PyBytes_GET_SIZE(bytes);
+    memcpy(into, PyBytes_AS_STRING(bytes), (size_t)*length);
+    return 0;
+}
+
+static int add_starts(PyObject *names, int flags) {
+    PyObject *key, *value;
+    Py_ssize_t position = 0;
+    while (PyDict_Next(names, &position, &key, &value)) {
+        if (start_count >= MAX_NAMES) {
+            PyErr_SetString(PyExc_ValueError, "too many names");
+            return -1;
+        }
+        Name *name = &starts[start_count];
+        if (copy_name(key, name->name, MAX_NAME, &name->length) < 0)
+            return -1;
+        name->kind = (int)PyLong_AsLong(value);
+        if (PyErr_Occurred())
+            return -1;
+        name->flags = flags;
+        start_count++;
+    }
+    return 0;
+}
+
+static PyObject *configure(PyObject *self, PyObject *args) {
+    PyObject *plain, *maybe, *raw, *content_words, *template_name;
+    int end_template, inner, inner_end;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!Siii", &PyDict_Type, &plain, &PyDict_Type, &maybe, &PyTuple_Type, &raw,
+                          &PyTuple_Type, &content_words, &template_name, &end_template, &inner, &inner_end))
+        return NULL;
+    configured = 0;
+    start_count = 0;
+    word_count = 0;
+    if (add_starts(plain, PLAIN) < 0 || add_starts(maybe, MAYBE) < 0)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(raw); i++) {
+        if (start_count >= MAX_NAMES) {
+            PyErr_SetString(PyExc_ValueError, "too many names");
+            return NULL;
+        }
+        Name *name = &starts[start_count];
+        if (copy_name(PyTuple_GET_ITEM(raw, i), name->name, MAX_NAME, &name->length) < 0)
+            return NULL;
+        name->kind = -1;
+        name->flags = RAW;
+        start_count++;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(content_words); i++) {
+        if (word_count >= MAX_WORDS) {
+            PyErr_SetString(PyExc_ValueError, "too many words");
+            return NULL;
+        }
+        if (copy_name(PyTuple_GET_ITEM(content_words, i), words[word_count], MAX_WORD, &word_lengths[word_count]) < 0)
+            return NULL;
+        word_count++;
+    }
+    if (copy_name(template_name, end_template_name, MAX_NAME, &end_template_length) < 0)
+        return NULL;
+    end_template_kind = end_template;
+    inner_kind = inner;
+    inner_end_kind = inner_end;
+    configured = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"configure", configure, METH_VARARGS,
+     "configure(plain, maybe, raw, words, template, end_template, inner, inner_end): the names and kinds."},
+    {"next_stop", next_stop, METH_VARARGS,
+     "next_stop(data, position, innermost) -> (kind, start, end); kind -1 where the data ends first."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_bodystops", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__bodystops(void) { return PyModule_Create(&module); }
