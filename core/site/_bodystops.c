@@ -51,6 +51,7 @@ static unsigned char end_template_name[MAX_NAME];
 static Py_ssize_t end_template_length = 0;
 static int end_template_kind = -1, inner_kind = -1, inner_end_kind = -1;
 static int configured = 0;
+static PyObject *kind_names = NULL; /* htmlscan's kinds, in the order of the indexes */
 
 static inline int is_space(unsigned char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
@@ -200,34 +201,43 @@ static int may_mark_content(const unsigned char *data, Py_ssize_t at, Py_ssize_t
     return 0;
 }
 
+/* (kind, at, end): the kind htmlscan named (None where the data ends first). */
 static PyObject *stop(int kind, Py_ssize_t at, Py_ssize_t end) {
-    return Py_BuildValue("(inn)", kind, at, end);
+    PyObject *name = kind >= 0 ? PyTuple_GET_ITEM(kind_names, kind) : Py_None;
+    PyObject *start = PyLong_FromSsize_t(at), *stop_at = PyLong_FromSsize_t(end);
+    PyObject *result = (start && stop_at) ? PyTuple_Pack(3, name, start, stop_at) : NULL;
+    Py_XDECREF(start);
+    Py_XDECREF(stop_at);
+    return result;
 }
 
-static PyObject *next_stop(PyObject *self, PyObject *args) {
-    Py_buffer buffer;
-    Py_ssize_t p;
-    PyObject *innermost;
-    if (!PyArg_ParseTuple(args, "y*nO", &buffer, &p, &innermost))
+/* next_stop(data, position, innermost): called once a stop, so its arguments
+ * are taken as they come (no argument parsing, no buffer acquired). */
+static PyObject *next_stop(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "next_stop(data: bytes, position: int, innermost: bytes | None)");
         return NULL;
+    }
     if (!configured) {
-        PyBuffer_Release(&buffer);
         PyErr_SetString(PyExc_RuntimeError, "configure() was not called");
         return NULL;
     }
+    Py_ssize_t p = PyLong_AsSsize_t(args[1]);
+    if (p == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *innermost = args[2];
     const unsigned char *inner = NULL;
     Py_ssize_t inner_length = 0;
     if (innermost != Py_None) {
         if (!PyBytes_Check(innermost)) {
-            PyBuffer_Release(&buffer);
             PyErr_SetString(PyExc_TypeError, "innermost: bytes or None");
             return NULL;
         }
         inner = (const unsigned char *)PyBytes_AS_STRING(innermost);
         inner_length = PyBytes_GET_SIZE(innermost);
     }
-    const unsigned char *data = buffer.buf;
-    Py_ssize_t n = buffer.len;
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
     int kind = -1;
     Py_ssize_t at = n, end = n;
     if (p < 0)
@@ -322,7 +332,6 @@ static PyObject *next_stop(PyObject *self, PyObject *args) {
         end = tag_end;
         break;
     }
-    PyBuffer_Release(&buffer);
     return stop(kind, at, end);
 }
 
@@ -350,6 +359,10 @@ static int add_starts(PyObject *names, int flags) {
         name->kind = (int)PyLong_AsLong(value);
         if (PyErr_Occurred())
             return -1;
+        if (name->kind < 0 || name->kind >= PyTuple_GET_SIZE(kind_names)) {
+            PyErr_SetString(PyExc_ValueError, "a kind outside the kinds");
+            return -1;
+        }
         name->flags = flags;
         start_count++;
     }
@@ -357,12 +370,15 @@ static int add_starts(PyObject *names, int flags) {
 }
 
 static PyObject *configure(PyObject *self, PyObject *args) {
-    PyObject *plain, *maybe, *raw, *content_words, *template_name;
+    PyObject *kinds, *plain, *maybe, *raw, *content_words, *template_name;
     int end_template, inner, inner_end;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!Siii", &PyDict_Type, &plain, &PyDict_Type, &maybe, &PyTuple_Type, &raw,
-                          &PyTuple_Type, &content_words, &template_name, &end_template, &inner, &inner_end))
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!Siii", &PyTuple_Type, &kinds, &PyDict_Type, &plain, &PyDict_Type, &maybe,
+                          &PyTuple_Type, &raw, &PyTuple_Type, &content_words, &template_name, &end_template, &inner,
+                          &inner_end))
         return NULL;
     configured = 0;
+    Py_INCREF(kinds);
+    Py_XSETREF(kind_names, kinds);
     start_count = 0;
     word_count = 0;
     if (add_starts(plain, PLAIN) < 0 || add_starts(maybe, MAYBE) < 0)
@@ -390,6 +406,12 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     }
     if (copy_name(template_name, end_template_name, MAX_NAME, &end_template_length) < 0)
         return NULL;
+    Py_ssize_t kind_count = PyTuple_GET_SIZE(kinds);
+    if (end_template < 0 || inner < 0 || inner_end < 0 || end_template >= kind_count || inner >= kind_count ||
+        inner_end >= kind_count) {
+        PyErr_SetString(PyExc_ValueError, "a kind outside the kinds");
+        return NULL;
+    }
     end_template_kind = end_template;
     inner_kind = inner;
     inner_end_kind = inner_end;
@@ -399,9 +421,9 @@ static PyObject *configure(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(plain, maybe, raw, words, template, end_template, inner, inner_end): the names and kinds."},
-    {"next_stop", next_stop, METH_VARARGS,
-     "next_stop(data, position, innermost) -> (kind, start, end); kind -1 where the data ends first."},
+     "configure(kinds, plain, maybe, raw, words, template, end_template, inner, inner_end): the names and kinds."},
+    {"next_stop", (PyCFunction)(void (*)(void))next_stop, METH_FASTCALL,
+     "next_stop(data, position, innermost) -> (kind, start, end); kind None where the data ends first."},
     {NULL, NULL, 0, NULL},
 };
 

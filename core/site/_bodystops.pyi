@@ -1,5 +1,6 @@
 # The compiled body reader's stops (_bodystops.c): its interface, for type checkers.
 def configure(
+    kinds: tuple[str, ...],
     plain: dict[bytes, int],
     maybe: dict[bytes, int],
     raw: tuple[bytes, ...],
@@ -10,4 +11,4 @@ def configure(
     inner_end: int,
     /,
 ) -> None: ...
-def next_stop(data: bytes, position: int, innermost: bytes | None, /) -> tuple[int, int, int]: ...
+def next_stop(data: bytes, position: int, innermost: bytes | None, /) -> tuple[str | None, int, int]: ...

@@ -635,7 +635,7 @@ _FIRST_SRC = deferred(_attributes(guard=rb"(?!(?i:src)[\t\n\f\r /=>])") + rb"(?i
 _TAG_NAME = deferred(rb"</?[^\t\n\f\r />]*")
 # The body reader's stops found by compiled code, where it was built (see
 # core/site/_bodystops.c): the same stops as the tokenizer's reading, told the
-# names and words here, and answering with an index into _COMPILED_KINDS.
+# names and words here, and answering with one of _COMPILED_KINDS.
 _COMPILED_KINDS = (
     *_IMAGE_KINDS,
     *_CONTENT_KINDS,
@@ -652,6 +652,7 @@ except ImportError:  # not built (no C compiler where it was installed): the pat
     _bodystops = None  # type: ignore[assignment]
 else:
     _bodystops.configure(
+        _COMPILED_KINDS,
         {
             name: _COMPILED_KINDS.index(kind)
             for name, kind in _START_KINDS.items()
@@ -807,10 +808,10 @@ class BodyImages:
             while position < size:
                 kind = ""
                 if native:
-                    code, at, end = _next_stop(data, position, open_elements[-1][0] if open_elements else None)
-                    if code < 0:
+                    found, at, end = _next_stop(data, position, open_elements[-1][0] if open_elements else None)
+                    if found is None:
                         return
-                    kind = _COMPILED_KINDS[code]
+                    kind = found
                 else:
                     if position >= quoted_end:
                         quoted = _QUOTED_GREATER_THAN.search(data, position)
