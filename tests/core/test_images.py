@@ -728,7 +728,10 @@ _MARKUP_BYTES += [b"div", b"main", b"template", b"textarea", b"body", b"class=",
 
 @pytest.mark.parametrize("compiled", FAST_READINGS)
 @settings(max_examples=500, deadline=None)
-@given(parts=st.lists(st.sampled_from(_MARKUP_BYTES), max_size=60), start=st.integers(0, 8))
+@given(
+    parts=st.lists(st.sampled_from(_MARKUP_BYTES) | st.binary(max_size=8), max_size=60),
+    start=st.integers(-2, 8),
+)
 def test_any_bytes_are_read_as_the_tokenizer_reads_them(compiled: bool, parts: list[bytes], start: int) -> None:
     data = b"".join(parts)
     quick = BodyImages(data, start, 100, compiled=compiled)
