@@ -1,12 +1,14 @@
 /* The body reader's next stop, compiled: htmlscan.BodyImages' reading of a
  * page's body with the tokenizer's rules (htmlscan._TOKEN, skip_text), in C.
  *
- * Why it exists: the same reading in Python regular expressions costs about
- * 270,000 instructions on a 3 KB page, most of a `sitemapkit build --images`
- * (issue 26); this reads a byte in a few. It is optional: where it was not
- * built, htmlscan reads the body with its own patterns, the same stops.
+ * Why it exists: the same reading in Python regular expressions took 707,000
+ * instructions on a 3 KB page of tests/benchmarks/bench_build.py, this one
+ * 148,000 (most of them the Python that acts on each stop), and the body's
+ * images were most of a `sitemapkit build --images` (issue 26). It is
+ * optional: where it was not built, htmlscan reads the body with its own
+ * patterns, the same stops.
  *
- * What it decides is nothing of its own. htmlscan.configure's call hands it
+ * What it decides is nothing of its own. htmlscan's call of configure() hands it
  * every name it stops at and every word that may mark a content element, from
  * the constants htmlscan reads them from; the tests hold its stops to the
  * tokenizer's on the same pieces the quick reading is held to

@@ -661,7 +661,7 @@ else:
         {name: _COMPILED_KINDS.index(kind) for kind, name in _MAYBE_KINDS.items()},
         tuple(sorted(name.encode() for name in RAW_TEXT_ELEMENTS)),
         _CONTENT_WORDS,
-        b"template",
+        next(name for name, kind in _START_KINDS.items() if kind == "template"),
         _COMPILED_KINDS.index("end_template"),
         _COMPILED_KINDS.index("inner"),
         _COMPILED_KINDS.index("inner_end"),
@@ -783,10 +783,6 @@ class BodyImages:
         simple_until, quoted_end = (position, position) if quick else (0, size)
         if lowered is None:
             lowered = data.lower() if quick else b""
-        if native:
-            # The compiled reader finds each stop itself, with the tokenizer's
-            # rules throughout: no quoted ">" bounds it and no head run is needed.
-            quick, simple_until, quoted_end = False, 0, size
         # The content elements open around the position: each one's name and how
         # many of its kind are open in it, innermost last. Content elements nest
         # (Material's <main> holds the navigation, with the logo, and .md-content
@@ -800,7 +796,9 @@ class BodyImages:
         number = 0
         templates = 0
         steps = 0
-        if quick:
+        # The compiled stops find each stop themselves, with the tokenizer's rules
+        # throughout: no quoted ">" bounds them and no head run is needed.
+        if quick and not native:
             quoted = _QUOTED_GREATER_THAN.search(data, position)
             simple_until, quoted_end = (quoted.start(), quoted.end()) if quoted else (size, size)
             position = _HEAD_PASS.match(lowered, position, simple_until).end()  # type: ignore[union-attr]
