@@ -51,9 +51,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..protocol.dates import parse_lastmod
-from ..protocol.patterns import deferred, word_trie
+from ..protocol.patterns import deferred
 from ..protocol.urls import SCHEME, encode_path, resolve_web_reference, same_file_key
-from .htmlscan import IMAGE_ELEMENTS, BodyImages, HeadReader
+from .htmlscan import COMPILED_SCANS, IMAGE_ELEMENTS, BodyImages, HeadReader, words_present
 
 #: Bytes read from the start of each page at most. A head is a few KiB; a page
 #: whose head runs past this (inline scripts and styles) is checked on what fits.
@@ -98,10 +98,10 @@ IMAGE_READ_LIMIT = 1_001
 # body reading needs anyway. A body whose bytes hold none of them (most pages of
 # most sites) can show no image, so it is not tokenized at all: this says only
 # where there is nothing to read, never what an image is (BodyImages does, in
-# the page's one pass). One search for any of them, the names as a trie: a find
-# a name ran through the whole body each, and HTML's many "<" make find slow
-# (on a 23 KB page without images, three finds took four times this search).
-IMAGE_TAG_START = deferred(b"<" + word_trie({name: b"" for name in IMAGE_ELEMENTS}))
+# the page's one pass). Looked for with the page's other words (words_present).
+_IMAGE_TAG_WORDS = tuple(b"<" + name for name in IMAGE_ELEMENTS)
+# A <base> anywhere has the head read, since the images resolve against it.
+_BASE_WORD = b"<base"
 
 #: Where a page's head states when it last changed, in the order crawlers trust
 #: them: the Open Graph article's modified time, og:updated_time, then JSON-LD's
@@ -249,7 +249,7 @@ def inspect_built_page(
     data_lowered = data.lower() if whole else b""
     lowered = data_lowered[: reader.end] if whole else head.lower()
     # Each search runs through the head (a marker is rare), so each is made once.
-    hits = [marker for marker in markers if marker in lowered]
+    hits = words_present(lowered, markers)
     body = None
     if images:
         if content is None:
@@ -259,7 +259,7 @@ def inspect_built_page(
             # The page's own content, from its start.
             markup, start = content.encode("utf-8", "surrogatepass"), 0
             markup_lowered = markup.lower()
-        if IMAGE_TAG_START.search(markup_lowered, start) is not None:
+        if words_present(markup_lowered[start:], _IMAGE_TAG_WORDS):
             body = BodyImages(markup, start, IMAGE_READ_LIMIT, lowered=markup_lowered)
         else:
             body = BodyImages(markup, len(markup), IMAGE_READ_LIMIT)  # nothing to read: the same empty result
@@ -277,7 +277,7 @@ def inspect_built_page(
         if body is None or not (body.content or body.elsewhere):
             return _NO_FACTS
         base = url
-        if b"<base" in lowered:
+        if _BASE_WORD in lowered:
             found = _HeadParser()
             found.feed(_decode(b"".join(tag for tag in reader.tags() if _marker_pattern(()).search(tag)), head))
             found.close()
@@ -725,12 +725,13 @@ def quiet_facts(page: bytes, url: str, markers: tuple[bytes, ...], images: bool)
     if page[:2] in _UTF16_BOMS:
         return None  # the words are in UTF-16
     lowered = page.lower()
-    hits = [word for word in _searched_words(markers) if word in lowered]
+    present = words_present(lowered, _quiet_words(markers, images))
+    hits = [word for word in present if word not in _PAGE_WORDS]
     if hits and not (hits == [b"canonical"] and lowered.count(b"canonical") == 1 and _own_canonical_link(url) in page):
         return None
-    if not images or IMAGE_TAG_START.search(lowered) is None:
-        return _NO_FACTS
-    if b"<base" in lowered:
+    if not any(word in _IMAGE_TAG_WORDS for word in present):
+        return _NO_FACTS  # no image, or images off
+    if _BASE_WORD in present:
         return None
     # Read from the page's start: an image in a head starts the body, so the head
     # holds none, and the body reader passes over its tokens as the head's reader
@@ -747,9 +748,11 @@ def quiet_facts(page: bytes, url: str, markers: tuple[bytes, ...], images: bool)
     return _images_only(body, url, head)
 
 
-# Shorter words that each stand for two markers holding them: one search through
-# the page instead of two (each search reads it all when the words are absent, as
-# they mostly are). A page holding the shorter word only ("bottom") is read.
+# Shorter words that each stand for two markers holding them, where the words are
+# searched for one at a time (without the compiled scans): one search through
+# the page instead of two (each search reads it all when the words are absent,
+# as they mostly are). A page holding the shorter word only ("bottom") is read.
+# The compiled scans read the page once for all the words, so they look for each.
 _WORDS_FOR_TWO = (
     (b"bot", (b"robots", b"googlebot")),
     (b"modified", (b"modified_time", b"datemodified")),
@@ -757,15 +760,19 @@ _WORDS_FOR_TWO = (
 )
 
 
+# The words quiet_facts looks for besides a head's markers (none of which starts with "<").
+_PAGE_WORDS = frozenset((*_IMAGE_TAG_WORDS, _BASE_WORD))
+
+
 @functools.lru_cache(maxsize=16)
-def _searched_words(markers: tuple[bytes, ...]) -> tuple[bytes, ...]:
+def _quiet_words(markers: tuple[bytes, ...], images: bool) -> tuple[bytes, ...]:
     """What quiet_facts searches a page for: ``markers``, or shorter words
-    standing for two of them."""
+    standing for two of them, then with ``images`` the image tags' starts and <base>."""
     words = list(markers)
-    for word, pair in _WORDS_FOR_TWO:
+    for word, pair in () if COMPILED_SCANS else _WORDS_FOR_TWO:
         if all(marker in words for marker in pair):
             words = [marker for marker in words if marker not in pair] + [word]
-    return tuple(words)
+    return (*words, *(sorted(_PAGE_WORDS) if images else ()))
 
 
 def _decode(tags: bytes, head: bytes) -> str:

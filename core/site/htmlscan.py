@@ -488,6 +488,9 @@ _CONTENT_WORDS = tuple(sorted(word.encode() for word in {*CONTENT_CLASSES, *CONT
 _MAYBE_CONTENT_TAGS = b"div|section"
 #: The elements an image is taken from: <img>, SVG's <image>, <source> (in a <picture>).
 IMAGE_ELEMENTS = (b"img", b"image", b"source")
+# The attributes an image tag's reference is taken from (see _image_reference),
+# in the order _image_reference unpacks them.
+_IMAGE_ATTRIBUTES = (b"src", b"srcset", b"href", b"xlink:href")
 # The kinds of the stops the body reader acts on (their group names in the quick
 # reading's search), and the element names they stand for.
 _IMAGE_KINDS = {name.decode(): name for name in IMAGE_ELEMENTS}
@@ -634,7 +637,7 @@ _ATTRIBUTE = deferred(rb"(" + _ATTRIBUTE_NAME + rb")(?:" + _attribute_value(capt
 _FIRST_SRC = deferred(_attributes(guard=rb"(?!(?i:src)[\t\n\f\r /=>])") + rb"(?i:src)" + _attribute_value(capture=True))
 _TAG_NAME = deferred(rb"</?[^\t\n\f\r />]*")
 # The body reader's stops found by compiled code, where it was built (see
-# core/site/_bodystops.c): the same stops as the tokenizer's reading, told the
+# core/site/_pagescan.c): the same stops as the tokenizer's reading, told the
 # names and words here, and answering with one of _COMPILED_KINDS.
 _COMPILED_KINDS = (
     *_IMAGE_KINDS,
@@ -647,11 +650,11 @@ _COMPILED_KINDS = (
     "inner_end",
 )
 try:
-    from . import _bodystops
+    from . import _pagescan
 except ImportError:  # not built (no C compiler where it was installed): the patterns above read the body
-    _bodystops = None  # type: ignore[assignment]
+    _pagescan = None  # type: ignore[assignment]
 else:
-    _bodystops.configure(
+    _pagescan.configure(
         _COMPILED_KINDS,
         {
             name: _COMPILED_KINDS.index(kind)
@@ -665,10 +668,23 @@ else:
         _COMPILED_KINDS.index("end_template"),
         _COMPILED_KINDS.index("inner"),
         _COMPILED_KINDS.index("inner_end"),
+        _IMAGE_ATTRIBUTES,
+        tuple(_COMPILED_KINDS.index(kind) for kind in _IMAGE_KINDS),
     )
-    _next_stop = _bodystops.next_stop
-#: Whether this installation finds the body's stops with compiled code.
-COMPILED_STOPS = _bodystops is not None
+    _next_stop = _pagescan.next_stop
+#: Whether this installation scans pages with compiled code (the body's stops, the words a page holds).
+COMPILED_SCANS = _pagescan is not None
+
+
+def words_present(data: bytes, words: tuple[bytes, ...]) -> list[bytes]:
+    """Those of ``words`` that ``data`` holds, in their order: each word's ``in``,
+    in one reading of ``data`` where the compiled scans are built (a page's
+    searches for the words its checks look for ran through it once a word)."""
+    if _pagescan is not None:
+        return _pagescan.present(data, words)
+    return [word for word in words if word in data]
+
+
 #: The longest ``srcset`` read: a real one is a few hundred bytes; the rest of a
 #: longer one is passed over (a hostile one costs no more than this).
 SRCSET_READ_LIMIT = 16_384
@@ -751,7 +767,7 @@ class BodyImages:
     each tag), the body is read quickly, one search a stop (see _quick_stops),
     a head's plain tokens in one run (see _head_pass); ``quick=False``
     reads it all with the tokenizer, the same images more slowly (for the tests).
-    Where the compiled stops are built (:data:`COMPILED_STOPS`), they find each
+    Where the compiled stops are built (:data:`COMPILED_SCANS`), they find each
     stop instead, with the tokenizer's rules throughout; ``compiled=False``
     reads quickly with the patterns all the same (for the tests).
     ``lowered``: ``data`` in lower case, when the caller has it.
@@ -772,7 +788,7 @@ class BodyImages:
         self.has_content = False
         #: Tags read one at a time (the rest are read in runs): a measure of the work.
         self.steps = 0
-        self._read(data, start, limit, quick, lowered, compiled and quick and _bodystops is not None)
+        self._read(data, start, limit, quick, lowered, compiled and quick and _pagescan is not None)
 
     def _read(self, data: bytes, position: int, limit: int, quick: bool, lowered: bytes | None, native: bool) -> None:
         size = len(data)
@@ -803,10 +819,11 @@ class BodyImages:
             simple_until, quoted_end = (quoted.start(), quoted.end()) if quoted else (size, size)
             position = _HEAD_PASS.match(lowered, position, simple_until).end()  # type: ignore[union-attr]
         try:
+            values = None  # an image tag's values, where the compiled stops read them
             while position < size:
                 kind = ""
                 if native:
-                    found, at, end = _next_stop(data, position, open_elements[-1][0] if open_elements else None)
+                    found, at, end, values = _next_stop(data, position, open_elements[-1][0] if open_elements else None)
                     if found is None:
                         return
                     kind = found
@@ -858,11 +875,11 @@ class BodyImages:
                     if open_elements:
                         if len(content) >= limit:
                             return  # enough content images: the rest cannot be listed
-                        reference = _image_reference(name, data, at, end, lowered)
+                        reference = _image_reference(name, data, at, end, lowered, values)
                         if reference:
                             content.append((open_elements[-1][2], reference))
                     elif len(elsewhere) < limit:
-                        reference = _image_reference(name, data, at, end, lowered)
+                        reference = _image_reference(name, data, at, end, lowered, values)
                         if reference:
                             elsewhere.append(reference)
                     continue
@@ -934,28 +951,32 @@ def _marks_content(attributes: dict[bytes, bytes]) -> bool:
     return attributes.get(b"id", b"").strip().decode("latin-1") in CONTENT_IDS
 
 
-def _image_reference(name: bytes, data: bytes, at: int, end: int, lowered: bytes) -> bytes | None:
+def _image_reference(
+    name: bytes, data: bytes, at: int, end: int, lowered: bytes, values: tuple[bytes | None, ...] | None = None
+) -> bytes | None:
     """The reference of the image tag ``name`` at ``data[at:end]`` (``lowered``:
-    ``data`` in lower case, or empty)."""
-    if name == b"img" and lowered and lowered.find(b"srcset", at, end) < 0:
-        # No srcset: the first src is the reference (most images), the rest of
-        # the tag not read.
-        src = _FIRST_SRC.match(data, at + 4, end)
-        if src is not None:
-            start, stop = src.span(src.lastindex or 0)  # one of the value's forms matched
-            return data[start:stop] or None
-    attributes = attributes_of(data[at:end], len(name) + 1)
+    ``data`` in lower case, or empty; ``values``: the tag's values of
+    _IMAGE_ATTRIBUTES, None for one it lacks, where the compiled stops read them)."""
+    if values is None:
+        if name == b"img" and lowered and lowered.find(b"srcset", at, end) < 0:
+            # No srcset: the first src is the reference (most images), the rest of
+            # the tag not read.
+            first_src = _FIRST_SRC.match(data, at + 4, end)
+            if first_src is not None:
+                start, stop = first_src.span(first_src.lastindex or 0)  # one of the value's forms matched
+                return data[start:stop] or None
+        attributes = attributes_of(data[at:end], len(name) + 1)
+        values = tuple(attributes.get(attribute) for attribute in _IMAGE_ATTRIBUTES)
+    src, srcset, href, xlink_href = values
     if name == b"source":
-        srcset = attributes.get(b"srcset")
         return _largest(srcset) if srcset else None
-    if name == b"image" and (b"href" in attributes or b"xlink:href" in attributes):
-        return attributes.get(b"href") or attributes.get(b"xlink:href")
-    srcset = attributes.get(b"srcset")
+    if name == b"image" and (href is not None or xlink_href is not None):
+        return href or xlink_href
     if srcset:
         largest = _largest(srcset)
         if largest:
             return largest
-    return attributes.get(b"src") or None
+    return src or None
 
 
 def _largest(srcset: bytes) -> bytes | None:

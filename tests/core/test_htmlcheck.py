@@ -670,6 +670,11 @@ _QUIET_PIECES = [
     "<noscript><meta name=robots content=noindex></noscript>",
     "<template><meta name=robots content=noindex></template>",
     "text before the head ends ",
+    # Each image tag a page is searched for, and a word holding a marker's shorter form.
+    '<picture><source srcset="/p.webp 2x"></picture>',
+    '<svg><image href="/chart.svg"/></svg>',
+    '<meta name="twitter:image" content="/card.png">',
+    "<p>bottom</p>",
 ]
 
 
@@ -760,3 +765,31 @@ def test_a_first_read_handed_over_reads_on_as_one_read_does(tmp_path, text: str,
         handed = inspect_built_page(path, "https://example.org/page.html", images=images, first=read[0], **flags)
         assert handed == alone
     assert first_read(str(tmp_path)) is None  # a folder is no page
+
+
+# Words made of a few bytes, so that they overlap, repeat and end the data; the
+# shortest of them from none to five bytes (the compiled reading reads a pair of
+# bytes every few, fewer the shorter the shortest word).
+def _words_of(alphabet: bytes, shortest: int) -> st.SearchStrategy[bytes]:
+    return st.binary(min_size=shortest, max_size=shortest + 4).map(
+        lambda word: bytes(alphabet[byte % len(alphabet)] for byte in word)
+    )
+
+
+_WORD_LISTS = st.integers(0, 5).flatmap(lambda shortest: st.lists(_words_of(b"ab<e", shortest), max_size=10))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    words=_WORD_LISTS.map(tuple),
+    others=_WORD_LISTS.map(tuple),
+    pieces=st.lists(_words_of(b"ab<e", 0) | st.binary(max_size=3), max_size=30),
+)
+def test_the_words_a_page_holds_are_those_in_it(words, others, pieces) -> None:
+    # One reading for all the words (compiled, where it is built) is each word's
+    # ``in``, whatever words were asked for before.
+    from sitemapkit.site.htmlscan import words_present
+
+    data = b"".join(pieces)
+    for asked in (words, others, words):
+        assert words_present(data, asked) == [word for word in asked if word in data], (data, asked)

@@ -214,7 +214,7 @@ def test_cli_build_has_images_and_no_images(tmp_path: Path) -> None:
 
 from sitemapkit import build_site  # noqa: E402
 from sitemapkit.site.htmlcheck import inspect_built_page  # noqa: E402
-from sitemapkit.site.htmlscan import COMPILED_STOPS, BodyImages, HeadReader, largest_candidate  # noqa: E402
+from sitemapkit.site.htmlscan import COMPILED_SCANS, BodyImages, HeadReader, largest_candidate  # noqa: E402
 
 SHOWN = """<!doctype html><html><head><title>t</title>
 <meta property="og:image" content="/docs/social/{name}.png">
@@ -670,6 +670,20 @@ _BODY_PIECES = [
     "</section>",
     "<div class='md-content'",
     "<img src='v{n}.png",
+    # The values the compiled stops return with an image stop: each attribute an
+    # image's reference comes from, repeated, empty, without a value, in any case.
+    "<image xlink:href=x{n}.svg>",
+    "<IMAGE XLINK:HREF='y{n}.svg' HREF=''>",
+    "<image href='' xlink:href=z{n}.svg>",
+    "<image src=aa{n}.png>",
+    '<img srcset="" src="ab{n}.png">',
+    "<img srcset src=ac{n}.png>",
+    "<img src=ad{n}.png src=ae{n}.png>",
+    '<img srcset="af{n}.png 1x, ag{n}.png 2x" srcset="ah{n}.png 9x">',
+    "<source src=ai{n}.png>",
+    "<SOURCE SRCSET=aj{n}.png>",
+    ' href="ak{n}.svg"',
+    " xlink:href=al{n}.svg",
 ]
 
 # The readings held to the tokenizer's: the compiled stops (where they were
@@ -680,7 +694,7 @@ FAST_READINGS = [pytest.param(True, id="compiled"), pytest.param(False, id="patt
 def test_the_compiled_stops_are_built_where_a_compiler_is() -> None:
     # The tests run where a C compiler is (a fresh machine has gcc): a build that
     # skipped the extension must not pass for one that has it.
-    assert COMPILED_STOPS
+    assert COMPILED_SCANS
 
 
 @pytest.mark.parametrize("compiled", FAST_READINGS)

@@ -132,7 +132,7 @@ def test_install_exposes_only_sitemapkit(
         assert (Path(site) / "sitemapkit" / "py.typed").exists()
         assert (Path(site) / "sitemapkit" / "plugins" / "sphinx.py").exists()
         # The compiled body reader is built where a C compiler is, as here.
-        assert list((Path(site) / "sitemapkit" / "site").glob("_bodystops*.so"))
+        assert list((Path(site) / "sitemapkit" / "site").glob("_pagescan*.so"))
         templates = Path(site) / "sitemapkit" / "templates"
         assert sorted(p.name for p in templates.iterdir()) == ["sitemap.css.j2", "sitemap.xsl.j2"]
     cli = subprocess.run([str(env / "bin" / "sitemapkit"), "--version"], capture_output=True, text=True, cwd=outside)

@@ -1,19 +1,26 @@
-/* The body reader's next stop, compiled: htmlscan.BodyImages' reading of a
- * page's body with the tokenizer's rules (htmlscan._TOKEN, skip_text), in C.
+/* The page scans, compiled. Two of them:
+ *   - next_stop: the body reader's next stop, htmlscan.BodyImages' reading of a
+ *     page's body with the tokenizer's rules (htmlscan._TOKEN, skip_text), an
+ *     image tag's stop with the values of the attributes its reference comes
+ *     from;
+ *   - present: which of some words a page holds (htmlscan.words_present), all
+ *     of them in one reading.
  *
- * Why it exists: the same reading in Python regular expressions took 707,000
- * instructions on a 3 KB page of tests/benchmarks/bench_build.py, this one
- * 148,000 (most of them the Python that acts on each stop), and the body's
- * images were most of a `sitemapkit build --images` (issue 26). It is
- * optional: where it was not built, htmlscan reads the body with its own
- * patterns, the same stops.
+ * Why they exist: the body's reading in Python regular expressions took
+ * 707,000 instructions on a 3 KB page of tests/benchmarks/bench_build.py,
+ * next_stop 148,000 (most of them the Python that acts on each stop), and the
+ * body's images were most of a `sitemapkit build --images` (issue 26). A
+ * page's eleven words, each looked for with `in`, took 20 us of the page's
+ * 40; present takes 1.3. They are optional: where they were not built,
+ * htmlscan reads the page with its own patterns and `in`, the same results.
  *
- * What it decides is nothing of its own. htmlscan's call of configure() hands it
- * every name it stops at and every word that may mark a content element, from
- * the constants htmlscan reads them from; the tests hold its stops to the
+ * What they decide is nothing of their own. htmlscan's call of configure()
+ * hands next_stop every name it stops at, the attributes it reads and every
+ * word that may mark a content element, from the constants htmlscan reads them
+ * from; htmlcheck hands present its words. The tests hold the stops to the
  * tokenizer's on the same pieces the quick reading is held to
- * (tests/core/test_images.py). The grammar is the HTML standard's tokenizer
- * as htmlscan writes it:
+ * (tests/core/test_images.py), and present to `in` (tests/core/test_htmlcheck.py).
+ * The grammar is the HTML standard's tokenizer as htmlscan writes it:
  *   - text up to a "<"; a "<" that opens nothing is text;
  *   - "<!--" a comment: "<!-->" and "<!--->" whole, else to the first "-->" or
  *     "--!>", or the end of the data;
@@ -34,6 +41,8 @@
 #define MAX_NAME 16
 #define MAX_WORDS 16
 #define MAX_WORD 32
+#define MAX_VALUES 8
+#define MAX_SEARCHED 32
 
 enum { PLAIN = 0, MAYBE = 1, RAW = 2 };
 
@@ -42,10 +51,23 @@ typedef struct {
     Py_ssize_t length;
     int kind; /* an index into htmlscan's kinds, or -1 for raw text */
     int flags;
+    int with_values; /* whether its stop comes with the values of value_names */
 } Name;
+
+/* Where an attribute's value is in the data; start -1 for an attribute absent. */
+typedef struct {
+    Py_ssize_t start, end;
+} Span;
 
 static Name starts[MAX_NAMES];
 static int start_count = 0;
+/* The start names by their first letter (lower case): the indexes into starts. */
+static int by_first[26][MAX_NAMES];
+static int by_first_count[26];
+/* The attributes whose values an image stop comes with, in the order returned. */
+static unsigned char value_names[MAX_VALUES][MAX_NAME];
+static Py_ssize_t value_name_lengths[MAX_VALUES];
+static int value_count = 0;
 static unsigned char words[MAX_WORDS][MAX_WORD];
 static Py_ssize_t word_lengths[MAX_WORDS];
 static int word_count = 0;
@@ -76,8 +98,19 @@ static inline int same_word(const unsigned char *data, Py_ssize_t at, const unsi
     return 1;
 }
 
-/* Where a tag's attributes end: at its ">" or the end of the data. */
-static Py_ssize_t attributes_end(const unsigned char *data, Py_ssize_t p, Py_ssize_t n) {
+/* Which of value_names data[at:at+length] is (in any case), or -1. */
+static int value_name(const unsigned char *data, Py_ssize_t at, Py_ssize_t length) {
+    for (int i = 0; i < value_count; i++) {
+        if (value_name_lengths[i] == length && same_word(data, at, value_names[i], length))
+            return i;
+    }
+    return -1;
+}
+
+/* Where a tag's attributes end: at its ">" or the end of the data. With
+ * `values`, where the value of each of value_names is, the first of a repeated
+ * name counting (an attribute without a value has the empty value). */
+static Py_ssize_t attributes_end(const unsigned char *data, Py_ssize_t p, Py_ssize_t n, Span *values) {
     while (p < n) {
         unsigned char c = data[p];
         if (c == '>')
@@ -86,9 +119,12 @@ static Py_ssize_t attributes_end(const unsigned char *data, Py_ssize_t p, Py_ssi
             p++;
             continue;
         }
+        Py_ssize_t name_at = p;
         p++; /* a name's first byte: any but whitespace, "/" and ">" ("=" too) */
         while (p < n && !is_space(data[p]) && data[p] != '/' && data[p] != '>' && data[p] != '=')
             p++;
+        int wanted = values != NULL ? value_name(data, name_at, p - name_at) : -1;
+        Py_ssize_t value_at = p, value_end = p;
         Py_ssize_t q = p;
         while (q < n && is_space(data[q]))
             q++;
@@ -98,12 +134,19 @@ static Py_ssize_t attributes_end(const unsigned char *data, Py_ssize_t p, Py_ssi
                 q++;
             if (q < n && (data[q] == '"' || data[q] == '\'')) {
                 const unsigned char *close = memchr(data + q + 1, data[q], (size_t)(n - q - 1));
-                p = close ? (close - data) + 1 : n; /* left open: it runs to the end */
+                value_at = q + 1;
+                value_end = close ? close - data : n;
+                p = close ? value_end + 1 : n; /* left open: it runs to the end */
             } else {
+                value_at = q;
                 while (q < n && !is_space(data[q]) && data[q] != '>')
                     q++;
-                p = q;
+                value_end = p = q;
             }
+        }
+        if (wanted >= 0 && values[wanted].start < 0) {
+            values[wanted].start = value_at;
+            values[wanted].end = value_end;
         }
     }
     return n;
@@ -178,16 +221,18 @@ static Py_ssize_t skip_text(const unsigned char *data, Py_ssize_t p, Py_ssize_t 
     Py_ssize_t end = script ? script_text_end(data, p, n) : end_tag_at(data, p, n, name->name, name->length);
     if (end < 0)
         return n;
-    Py_ssize_t close = attributes_end(data, end + 2 + name->length, n);
+    Py_ssize_t close = attributes_end(data, end + 2 + name->length, n, NULL);
     return close < n ? close + 1 : n; /* an end tag left open: the text runs to the end */
 }
 
 static const Name *start_name(const unsigned char *data, Py_ssize_t at, Py_ssize_t length) {
     if (length > MAX_NAME)
         return NULL;
-    for (int i = 0; i < start_count; i++) {
-        if (starts[i].length == length && same_word(data, at, starts[i].name, length))
-            return &starts[i];
+    int first = lower(data[at]) - 'a'; /* a tag's name starts with a letter */
+    for (int i = 0; i < by_first_count[first]; i++) {
+        const Name *name = &starts[by_first[first][i]];
+        if (name->length == length && same_word(data, at, name->name, length))
+            return name;
     }
     return NULL;
 }
@@ -203,13 +248,33 @@ static int may_mark_content(const unsigned char *data, Py_ssize_t at, Py_ssize_t
     return 0;
 }
 
-/* (kind, at, end): the kind htmlscan named (None where the data ends first). */
-static PyObject *stop(int kind, Py_ssize_t at, Py_ssize_t end) {
+/* The values at `spans` (None for an attribute absent), or None without spans. */
+static PyObject *values_at(const unsigned char *data, const Span *spans) {
+    if (spans == NULL)
+        Py_RETURN_NONE;
+    PyObject *values = PyTuple_New(value_count);
+    for (int i = 0; values != NULL && i < value_count; i++) {
+        PyObject *value = spans[i].start < 0 ? Py_NewRef(Py_None)
+                                             : PyBytes_FromStringAndSize((const char *)data + spans[i].start,
+                                                                         spans[i].end - spans[i].start);
+        if (value == NULL)
+            Py_CLEAR(values);
+        else
+            PyTuple_SET_ITEM(values, i, value);
+    }
+    return values;
+}
+
+/* (kind, at, end, values): the kind htmlscan named (None where the data ends
+ * first), and for an image stop its values of value_names (else None). */
+static PyObject *stop(int kind, Py_ssize_t at, Py_ssize_t end, const unsigned char *data, const Span *spans) {
     PyObject *name = kind >= 0 ? PyTuple_GET_ITEM(kind_names, kind) : Py_None;
     PyObject *start = PyLong_FromSsize_t(at), *stop_at = PyLong_FromSsize_t(end);
-    PyObject *result = (start && stop_at) ? PyTuple_Pack(3, name, start, stop_at) : NULL;
+    PyObject *values = values_at(data, spans);
+    PyObject *result = (start && stop_at && values) ? PyTuple_Pack(4, name, start, stop_at, values) : NULL;
     Py_XDECREF(start);
     Py_XDECREF(stop_at);
+    Py_XDECREF(values);
     return result;
 }
 
@@ -242,6 +307,8 @@ static PyObject *next_stop(PyObject *self, PyObject *const *args, Py_ssize_t nar
     Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
     int kind = -1;
     Py_ssize_t at = n, end = n;
+    Span spans[MAX_VALUES];
+    int with_values = 0;
     if (p < 0)
         p = 0;
     while (p < n) {
@@ -296,9 +363,13 @@ static PyObject *next_stop(PyObject *self, PyObject *const *args, Py_ssize_t nar
         Py_ssize_t name_end = name_at + 1;
         while (name_end < n && !is_space(data[name_end]) && data[name_end] != '/' && data[name_end] != '>')
             name_end++;
-        Py_ssize_t close = attributes_end(data, name_end, n);
-        Py_ssize_t tag_end = close < n ? close + 1 : n;
         Py_ssize_t length = name_end - name_at;
+        const Name *name = closing ? NULL : start_name(data, name_at, length);
+        with_values = name != NULL && name->with_values;
+        for (int i = 0; with_values && i < value_count; i++)
+            spans[i].start = -1;
+        Py_ssize_t close = attributes_end(data, name_end, n, with_values ? spans : NULL);
+        Py_ssize_t tag_end = close < n ? close + 1 : n;
         p = tag_end;
         if (closing) {
             if (length == end_template_length && same_word(data, name_at, end_template_name, length)) {
@@ -312,7 +383,6 @@ static PyObject *next_stop(PyObject *self, PyObject *const *args, Py_ssize_t nar
             end = tag_end;
             break;
         }
-        const Name *name = start_name(data, name_at, length);
         if (name == NULL)
             continue;
         if (name->flags == RAW) {
@@ -334,7 +404,132 @@ static PyObject *next_stop(PyObject *self, PyObject *const *args, Py_ssize_t nar
         end = tag_end;
         break;
     }
-    return stop(kind, at, end);
+    return stop(kind, at, end, data, kind >= 0 && with_values ? spans : NULL);
+}
+
+/* present(): the words it was last asked for, and what it reads them by. The
+ * data is read a pair of bytes every `stride` bytes, where `stride` is one less
+ * than the shortest word of two bytes or more (at most MAX_STRIDE): each
+ * occurrence of such a word then holds one pair read, at one of its first
+ * `stride` offsets. Each pair a word holds there has a slot, listing the
+ * (word, offset) it starts; any other pair has none, and is passed over. */
+#define MAX_STRIDE 4
+#define MAX_ENTRIES (MAX_SEARCHED * MAX_STRIDE)
+static PyObject *searched = NULL;
+static Py_ssize_t stride = 1;
+static unsigned char slot_of[65536]; /* 0 for none, else 1 + its slot */
+static unsigned int slot_pairs[MAX_ENTRIES];
+static int slot_count = 0;
+static int slot_starts[MAX_ENTRIES + 1]; /* a slot's entries: slot_starts[slot] up to slot_starts[slot + 1] */
+static unsigned char entry_words[MAX_ENTRIES], entry_offsets[MAX_ENTRIES];
+
+static inline unsigned int pair_at(const unsigned char *text, Py_ssize_t at) {
+    return (unsigned int)text[at] << 8 | text[at + 1];
+}
+
+static int search_for(PyObject *words) {
+    if (words == searched)
+        return 0; /* the same words as the last call (htmlcheck asks with one tuple a build) */
+    Py_ssize_t count = PyTuple_GET_SIZE(words);
+    if (count > MAX_SEARCHED) {
+        PyErr_SetString(PyExc_ValueError, "too many words");
+        return -1;
+    }
+    Py_ssize_t shortest = MAX_STRIDE + 1;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *word = PyTuple_GET_ITEM(words, i);
+        if (!PyBytes_Check(word)) {
+            PyErr_SetString(PyExc_TypeError, "words: a tuple of bytes");
+            return -1;
+        }
+        if (PyBytes_GET_SIZE(word) >= 2 && PyBytes_GET_SIZE(word) < shortest)
+            shortest = PyBytes_GET_SIZE(word);
+    }
+    for (int slot = 0; slot < slot_count; slot++)
+        slot_of[slot_pairs[slot]] = 0;
+    stride = shortest - 1;
+    /* The entries, each (pair, word, offset), grouped by pair. */
+    unsigned int pairs[MAX_ENTRIES];
+    int entries = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *word = PyTuple_GET_ITEM(words, i);
+        if (PyBytes_GET_SIZE(word) < 2)
+            continue;
+        for (Py_ssize_t offset = 0; offset < stride; offset++) {
+            int at = entries++;
+            unsigned int pair = pair_at((const unsigned char *)PyBytes_AS_STRING(word), offset);
+            while (at > 0 && pairs[at - 1] > pair) { /* insertion: few entries */
+                pairs[at] = pairs[at - 1];
+                entry_words[at] = entry_words[at - 1];
+                entry_offsets[at] = entry_offsets[at - 1];
+                at--;
+            }
+            pairs[at] = pair;
+            entry_words[at] = (unsigned char)i;
+            entry_offsets[at] = (unsigned char)offset;
+        }
+    }
+    slot_count = 0;
+    for (int e = 0; e < entries; e++) {
+        if (e == 0 || pairs[e] != pairs[e - 1]) {
+            slot_pairs[slot_count] = pairs[e];
+            slot_starts[slot_count] = e;
+            slot_count++;
+            slot_of[pairs[e]] = (unsigned char)slot_count;
+        }
+    }
+    slot_starts[slot_count] = entries;
+    Py_INCREF(words);
+    Py_XSETREF(searched, words);
+    return 0;
+}
+
+/* present(data, words): those of words (a tuple of bytes) that data holds, in
+ * their order: each word's `in`, in one reading of the data. */
+static PyObject *present(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "present(data: bytes, words: tuple[bytes, ...])");
+        return NULL;
+    }
+    PyObject *words = args[1];
+    if (search_for(words) < 0)
+        return NULL;
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
+    Py_ssize_t count = PyTuple_GET_SIZE(words);
+    char found[MAX_SEARCHED];
+    const unsigned char *texts[MAX_SEARCHED];
+    Py_ssize_t lengths[MAX_SEARCHED];
+    Py_ssize_t missing = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *word = PyTuple_GET_ITEM(words, i);
+        texts[i] = (const unsigned char *)PyBytes_AS_STRING(word);
+        lengths[i] = PyBytes_GET_SIZE(word);
+        if (lengths[i] < 2) /* the empty word is in any data; one byte is a memchr */
+            found[i] = lengths[i] == 0 || (n > 0 && memchr(data, texts[i][0], (size_t)n) != NULL);
+        else
+            found[i] = 0;
+        missing += !found[i];
+    }
+    for (Py_ssize_t q = 0; missing > 0 && q + 1 < n; q += stride) {
+        int slot = slot_of[pair_at(data, q)];
+        if (slot == 0)
+            continue;
+        for (int e = slot_starts[slot - 1]; e < slot_starts[slot]; e++) {
+            int i = entry_words[e];
+            Py_ssize_t at = q - entry_offsets[e];
+            if (!found[i] && at >= 0 && at + lengths[i] <= n && memcmp(data + at, texts[i], (size_t)lengths[i]) == 0) {
+                found[i] = 1;
+                missing--;
+            }
+        }
+    }
+    PyObject *result = PyList_New(0);
+    for (Py_ssize_t i = 0; result != NULL && i < count; i++) {
+        if (found[i] && PyList_Append(result, PyTuple_GET_ITEM(words, i)) < 0)
+            Py_CLEAR(result);
+    }
+    return result;
 }
 
 static int copy_name(PyObject *bytes, unsigned char *into, Py_ssize_t limit, Py_ssize_t *length) {
@@ -366,17 +561,18 @@ static int add_starts(PyObject *names, int flags) {
             return -1;
         }
         name->flags = flags;
+        name->with_values = 0;
         start_count++;
     }
     return 0;
 }
 
 static PyObject *configure(PyObject *self, PyObject *args) {
-    PyObject *kinds, *plain, *maybe, *raw, *content_words, *template_name;
+    PyObject *kinds, *plain, *maybe, *raw, *content_words, *template_name, *attributes, *with_values;
     int end_template, inner, inner_end;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!Siii", &PyTuple_Type, &kinds, &PyDict_Type, &plain, &PyDict_Type, &maybe,
-                          &PyTuple_Type, &raw, &PyTuple_Type, &content_words, &template_name, &end_template, &inner,
-                          &inner_end))
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!SiiiO!O!", &PyTuple_Type, &kinds, &PyDict_Type, &plain, &PyDict_Type,
+                          &maybe, &PyTuple_Type, &raw, &PyTuple_Type, &content_words, &template_name, &end_template,
+                          &inner, &inner_end, &PyTuple_Type, &attributes, &PyTuple_Type, &with_values))
         return NULL;
     configured = 0;
     Py_INCREF(kinds);
@@ -395,6 +591,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
             return NULL;
         name->kind = -1;
         name->flags = RAW;
+        name->with_values = 0;
         start_count++;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(content_words); i++) {
@@ -417,18 +614,51 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     end_template_kind = end_template;
     inner_kind = inner;
     inner_end_kind = inner_end;
+    value_count = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(attributes); i++) {
+        if (value_count >= MAX_VALUES) {
+            PyErr_SetString(PyExc_ValueError, "too many attributes");
+            return NULL;
+        }
+        if (copy_name(PyTuple_GET_ITEM(attributes, i), value_names[value_count], MAX_NAME,
+                      &value_name_lengths[value_count]) < 0)
+            return NULL;
+        value_count++;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(with_values); i++) {
+        long kind = PyLong_AsLong(PyTuple_GET_ITEM(with_values, i));
+        if (kind == -1 && PyErr_Occurred())
+            return NULL;
+        for (int j = 0; j < start_count; j++) {
+            if (starts[j].flags == PLAIN && starts[j].kind == kind)
+                starts[j].with_values = 1;
+        }
+    }
+    memset(by_first_count, 0, sizeof by_first_count);
+    for (int i = 0; i < start_count; i++) {
+        int first = lower(starts[i].name[0]) - 'a';
+        if (first < 0 || first >= 26) {
+            PyErr_SetString(PyExc_ValueError, "a name starting with a letter");
+            return NULL;
+        }
+        by_first[first][by_first_count[first]++] = i;
+    }
     configured = 1;
     Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(kinds, plain, maybe, raw, words, template, end_template, inner, inner_end): the names and kinds."},
+     "configure(kinds, plain, maybe, raw, words, template, end_template, inner, inner_end, attributes, with_values): "
+     "the names and kinds."},
     {"next_stop", (PyCFunction)(void (*)(void))next_stop, METH_FASTCALL,
-     "next_stop(data, position, innermost) -> (kind, start, end); kind None where the data ends first."},
+     "next_stop(data, position, innermost) -> (kind, start, end, values); kind None where the data ends first, "
+     "values those of the attributes for a stop of a kind with_values names, else None."},
+    {"present", (PyCFunction)(void (*)(void))present, METH_FASTCALL,
+     "present(data, words) -> the words data holds, in their order."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_bodystops", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pagescan", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__bodystops(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__pagescan(void) { return PyModule_Create(&module); }
