@@ -423,8 +423,20 @@ static int slot_count = 0;
 static int slot_starts[MAX_ENTRIES + 1]; /* a slot's entries: slot_starts[slot] up to slot_starts[slot + 1] */
 static unsigned char entry_words[MAX_ENTRIES], entry_offsets[MAX_ENTRIES];
 
+/* Each byte in lower case (ASCII letters only, as bytes.lower()): present() reads in any case. */
+static unsigned char folded[256];
+
 static inline unsigned int pair_at(const unsigned char *text, Py_ssize_t at) {
-    return (unsigned int)text[at] << 8 | text[at + 1];
+    return (unsigned int)folded[text[at]] << 8 | folded[text[at + 1]];
+}
+
+/* Whether data[at:at+length] is `word` in any case. */
+static inline int same_folded(const unsigned char *data, Py_ssize_t at, const unsigned char *word, Py_ssize_t length) {
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (folded[data[at + i]] != folded[word[i]])
+            return 0;
+    }
+    return 1;
 }
 
 static int search_for(PyObject *words) {
@@ -484,8 +496,9 @@ static int search_for(PyObject *words) {
     return 0;
 }
 
-/* present(data, words): those of words (a tuple of bytes) that data holds, in
- * their order: each word's `in`, in one reading of the data. */
+/* present(data, words): those of words (a tuple of bytes) that data holds in
+ * any case, in their order: each word's `in` of the lowered data, in one
+ * reading of the data (no lowered copy made). */
 static PyObject *present(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "present(data: bytes, words: tuple[bytes, ...])");
@@ -505,8 +518,12 @@ static PyObject *present(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         PyObject *word = PyTuple_GET_ITEM(words, i);
         texts[i] = (const unsigned char *)PyBytes_AS_STRING(word);
         lengths[i] = PyBytes_GET_SIZE(word);
-        if (lengths[i] < 2) /* the empty word is in any data; one byte is a memchr */
-            found[i] = lengths[i] == 0 || (n > 0 && memchr(data, texts[i][0], (size_t)n) != NULL);
+        if (lengths[i] < 2) { /* the empty word is in any data; one byte is a memchr in each case */
+            unsigned char low = lengths[i] ? folded[texts[i][0]] : 0;
+            unsigned char high = (low >= 'a' && low <= 'z') ? (unsigned char)(low - 32) : low;
+            found[i] = lengths[i] == 0 ||
+                       (n > 0 && (memchr(data, low, (size_t)n) != NULL || memchr(data, high, (size_t)n) != NULL));
+        }
         else
             found[i] = 0;
         missing += !found[i];
@@ -518,7 +535,7 @@ static PyObject *present(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         for (int e = slot_starts[slot - 1]; e < slot_starts[slot]; e++) {
             int i = entry_words[e];
             Py_ssize_t at = q - entry_offsets[e];
-            if (!found[i] && at >= 0 && at + lengths[i] <= n && memcmp(data + at, texts[i], (size_t)lengths[i]) == 0) {
+            if (!found[i] && at >= 0 && at + lengths[i] <= n && same_folded(data, at, texts[i], lengths[i])) {
                 found[i] = 1;
                 missing--;
             }
@@ -655,10 +672,14 @@ static PyMethodDef methods[] = {
      "next_stop(data, position, innermost) -> (kind, start, end, values); kind None where the data ends first, "
      "values those of the attributes for a stop of a kind with_values names, else None."},
     {"present", (PyCFunction)(void (*)(void))present, METH_FASTCALL,
-     "present(data, words) -> the words data holds, in their order."},
+     "present(data, words) -> the words data holds in any case, in their order."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pagescan", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__pagescan(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__pagescan(void) {
+    for (int c = 0; c < 256; c++)
+        folded[c] = lower((unsigned char)c);
+    return PyModule_Create(&module);
+}

@@ -94,11 +94,11 @@ PAGE_READ_LIMIT = 16 * 1024 * 1024
 IMAGE_READ_LIMIT = 1_001
 # The start of a tag BodyImages takes an image from (<img>, SVG's <image>,
 # <source>), in lower case: the tokenizer names a tag by the bytes right after
-# its "<", in any case, so these are looked for in the lowered body, which the
-# body reading needs anyway. A body whose bytes hold none of them (most pages of
-# most sites) can show no image, so it is not tokenized at all: this says only
-# where there is nothing to read, never what an image is (BodyImages does, in
-# the page's one pass). Looked for with the page's other words (words_present).
+# its "<", in any case, so these are looked for in any case (words_present,
+# with the page's other words where it is read whole). A body whose bytes hold
+# none of them (most pages of most sites) can show no image, so it is not
+# tokenized at all: this says only where there is nothing to read, never what
+# an image is (BodyImages does, in the page's one pass).
 _IMAGE_TAG_WORDS = tuple(b"<" + name for name in IMAGE_ELEMENTS)
 # A <base> anywhere has the head read, since the images resolve against it.
 _BASE_WORD = b"<base"
@@ -245,22 +245,19 @@ def inspect_built_page(
     whole = images and content is None
     data, reader = _read_head(path, whole=whole, first=first)
     head = data[: reader.end]
-    # A page read whole is lowered once, for its head and its body alike.
-    data_lowered = data.lower() if whole else b""
-    lowered = data_lowered[: reader.end] if whole else head.lower()
+    lowered = head.lower()
     # Each search runs through the head (a marker is rare), so each is made once.
-    hits = words_present(lowered, markers)
+    hits = words_present(head, markers)
     body = None
     if images:
         if content is None:
             # The body, read on from the head's end.
-            markup, start, markup_lowered = data, reader.end or 0, data_lowered
+            markup, start = data, reader.end or 0
         else:
             # The page's own content, from its start.
             markup, start = content.encode("utf-8", "surrogatepass"), 0
-            markup_lowered = markup.lower()
-        if words_present(markup_lowered[start:], _IMAGE_TAG_WORDS):
-            body = BodyImages(markup, start, IMAGE_READ_LIMIT, lowered=markup_lowered)
+        if words_present(markup[start:] if start else markup, _IMAGE_TAG_WORDS):
+            body = BodyImages(markup, start, IMAGE_READ_LIMIT)
         else:
             body = BodyImages(markup, len(markup), IMAGE_READ_LIMIT)  # nothing to read: the same empty result
     in_content = content is not None
@@ -724,10 +721,11 @@ def quiet_facts(page: bytes, url: str, markers: tuple[bytes, ...], images: bool)
     """
     if page[:2] in _UTF16_BOMS:
         return None  # the words are in UTF-16
-    lowered = page.lower()
-    present = words_present(lowered, _quiet_words(markers, images))
+    present = words_present(page, _quiet_words(markers, images))
     hits = [word for word in present if word not in _PAGE_WORDS]
-    if hits and not (hits == [b"canonical"] and lowered.count(b"canonical") == 1 and _own_canonical_link(url) in page):
+    if hits and not (
+        hits == [b"canonical"] and page.lower().count(b"canonical") == 1 and _own_canonical_link(url) in page
+    ):
         return None
     if not any(word in _IMAGE_TAG_WORDS for word in present):
         return _NO_FACTS  # no image, or images off
@@ -736,7 +734,7 @@ def quiet_facts(page: bytes, url: str, markers: tuple[bytes, ...], images: bool)
     # Read from the page's start: an image in a head starts the body, so the head
     # holds none, and the body reader passes over its tokens as the head's reader
     # would (see htmlscan._head_pass).
-    body = BodyImages(page, 0, IMAGE_READ_LIMIT, lowered=lowered)
+    body = BodyImages(page, 0, IMAGE_READ_LIMIT)
     if not (body.content or body.elsewhere):
         return _NO_FACTS
     head = b""

@@ -677,12 +677,15 @@ COMPILED_SCANS = _pagescan is not None
 
 
 def words_present(data: bytes, words: tuple[bytes, ...]) -> list[bytes]:
-    """Those of ``words`` that ``data`` holds, in their order: each word's ``in``,
-    in one reading of ``data`` where the compiled scans are built (a page's
-    searches for the words its checks look for ran through it once a word)."""
+    """Those of ``words`` that ``data`` holds in any case (ASCII, as
+    ``bytes.lower``), in their order: each word's ``in`` of the lowered data, in
+    one reading of ``data`` and without lowering it where the compiled scans are
+    built (a page's searches for the words its checks look for ran through its
+    lowered copy once a word)."""
     if _pagescan is not None:
         return _pagescan.present(data, words)
-    return [word for word in words if word in data]
+    lowered = data.lower()
+    return [word for word in words if word.lower() in lowered]
 
 
 #: The longest ``srcset`` read: a real one is a few hundred bytes; the rest of a
@@ -798,7 +801,8 @@ class BodyImages:
         # past it (its tag read by the tokenizer), the next is looked for.
         simple_until, quoted_end = (position, position) if quick else (0, size)
         if lowered is None:
-            lowered = data.lower() if quick else b""
+            # The compiled stops read the data in any case (so do the values they return).
+            lowered = data.lower() if quick and not native else b""
         # The content elements open around the position: each one's name and how
         # many of its kind are open in it, innermost last. Content elements nest
         # (Material's <main> holds the navigation, with the logo, and .md-content
