@@ -246,7 +246,7 @@ def inspect_built_page(
     data, reader = _read_head(path, whole=whole, first=first)
     head = data[: reader.end]
     lowered = head.lower()
-    # Each search runs through the head (a marker is rare), so each is made once.
+    # One reading of the head for every marker (a marker is rare).
     hits = words_present(head, markers)
     body = None
     if images:
