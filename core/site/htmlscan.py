@@ -773,7 +773,6 @@ class BodyImages:
     Where the compiled stops are built (:data:`COMPILED_SCANS`), they find each
     stop instead, with the tokenizer's rules throughout; ``compiled=False``
     reads quickly with the patterns all the same (for the tests).
-    ``lowered``: ``data`` in lower case, when the caller has it.
     """
 
     def __init__(
@@ -782,7 +781,6 @@ class BodyImages:
         start: int,
         limit: int,
         quick: bool = True,
-        lowered: bytes | None = None,
         compiled: bool = True,
     ) -> None:
         self.content: list[bytes] = []
@@ -791,18 +789,18 @@ class BodyImages:
         self.has_content = False
         #: Tags read one at a time (the rest are read in runs): a measure of the work.
         self.steps = 0
-        self._read(data, start, limit, quick, lowered, compiled and quick and _pagescan is not None)
+        self._read(data, start, limit, quick, compiled and quick and _pagescan is not None)
 
-    def _read(self, data: bytes, position: int, limit: int, quick: bool, lowered: bytes | None, native: bool) -> None:
+    def _read(self, data: bytes, position: int, limit: int, quick: bool, native: bool) -> None:
         size = len(data)
         if position >= size:
             return
         # Up to the next quoted value holding a ">", tags end at their first ">";
         # past it (its tag read by the tokenizer), the next is looked for.
         simple_until, quoted_end = (position, position) if quick else (0, size)
-        if lowered is None:
-            # The compiled stops read the data in any case (so do the values they return).
-            lowered = data.lower() if quick and not native else b""
+        # The patterns read the lowered data; the compiled stops read the data in
+        # any case (so do the values they return).
+        lowered = data.lower() if quick and not native else b""
         # The content elements open around the position: each one's name and how
         # many of its kind are open in it, innermost last. Content elements nest
         # (Material's <main> holds the navigation, with the logo, and .md-content
