@@ -185,12 +185,11 @@ class Options:
     )
     verbose: bool = _option(False, "list every excluded URL with its reason in the log, not only the counts")
     images: bool = _option(
-        False,
+        True,
         "list the images each listed page shows (Google's image extension: <image:image>), "
-        "read from the page body, which costs build time (every page is read whole, not only "
-        "its head; the MkDocs plugin, and Pelican's for articles and pages, read them from each "
-        "page's own content instead); the text "
-        "format has no images",
+        "read from the page body in the same read as its head (the MkDocs plugin, and "
+        "Pelican's for articles and pages, read them from each page's own content instead); "
+        "off, only each page's head is read; the text format has no images",
     )
     image_hosts: tuple[str, ...] = _option(
         (),

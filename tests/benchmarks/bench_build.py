@@ -21,7 +21,7 @@ side, in rotating order each round, each as a process of its own:
   ``build --images``, which reads the images from the body;
 * **build --no-images**: ``sitemapkit build SITE --base-url
   https://example.org/ --lastmod mtime --no-images``, every page check on;
-* **build --images**: the same build with images on (opt-in);
+* **build --images**: the same build with images on (the default);
 * **encode floor**: walk the folder, read each page whole, and write the same
   sitemap bytes as ``build --images`` with the core (``encode_pages`` of the
   same locs, file-time dates and images, known from the generator,

@@ -23,10 +23,7 @@ BASE = "https://example.org/docs/"
 
 def run(pages, max_images: int = MAX_IMAGES_PER_URL, **options):
     result = EncodeResult()
-    # Images are opt-in (the images option): these tests mean them, unless they say images=False.
-    files = list(
-        encode_pages(pages, Options(base_url=BASE, **{"images": True, **options}), result, max_images=max_images)
-    )
+    files = list(encode_pages(pages, Options(base_url=BASE, **options), result, max_images=max_images))
     return files, result
 
 
@@ -77,10 +74,11 @@ def test_no_images_no_namespace_and_the_option_turns_them_off() -> None:
     assert b"image" not in files[0].data and result.images == 0
 
 
-def test_images_are_opt_in() -> None:
-    result = EncodeResult()
-    files = list(encode_pages([Page("a/", images=("x.png",))], Options(base_url=BASE), result))
-    assert b"image" not in files[0].data and result.images == 0
+def test_images_are_on_by_default_and_images_false_lists_none() -> None:
+    for options, listed in (({}, 1), ({"images": False}, 0)):
+        result = EncodeResult()
+        files = list(encode_pages([Page("a/", images=("x.png",))], Options(base_url=BASE, **options), result))
+        assert (b"<image:loc>" in files[0].data, result.images) == (bool(listed), listed)
 
 
 def test_the_first_images_in_document_order_are_listed_and_the_page_reported() -> None:
@@ -190,7 +188,7 @@ def test_generate_takes_images_as_columns_after_lastmod(tmp_path: Path, source_k
 @pytest.mark.parametrize("spelling", ["images", "image_hosts"])
 def test_the_options_are_declared_once_for_every_tool(spelling: str) -> None:
     spec = {s.name: s for s in Options.specs()}[spelling]
-    assert spec.default == (False if spelling == "images" else ())
+    assert spec.default == (True if spelling == "images" else ())
     from sitemapkit.commands import cli
 
     parser = cli.build_parser() if hasattr(cli, "build_parser") else None
@@ -493,7 +491,7 @@ def test_sitemapkit_build_on_a_static_folder(tmp_path: Path, flag: str | None) -
     done = run_sitemapkit("build", str(site), "--base-url", SITE, "--lastmod", "none", *([flag] if flag else []))
     assert done.returncode == 0, done.stderr
     images = {loc: entry.get("images", []) for loc, entry in sitemap_entries(site).items()}
-    if flag != "--images":  # images are opt-in
+    if flag == "--no-images":  # images are on unless turned off
         assert not any(images.values()) and "images" not in done.stdout
         return
     assert images == {

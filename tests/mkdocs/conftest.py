@@ -40,7 +40,10 @@ class Project:
         for key in drop:
             config.pop(key, None)
         if sitemapkit is not None:
-            for entry in config["plugins"]:
+            plugins = config["plugins"]
+            for index, entry in enumerate(plugins):
+                if entry == "sitemapkit":  # listed without settings
+                    plugins[index] = entry = {"sitemapkit": {}}
                 if isinstance(entry, dict) and "sitemapkit" in entry:
                     entry["sitemapkit"] = {**(entry["sitemapkit"] or {}), **sitemapkit}
         self.config_file.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
